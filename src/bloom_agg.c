@@ -1,0 +1,479 @@
+/*-------------------------------------------------------------------------
+ *
+ * bloom_agg.c
+ *	  The bloom_agg aggregates: transition, combine, serialize, deserialize
+ *	  and final functions over an internal state mutated in place.
+ *
+ * The state starts as a list of 64-bit key hashes, because a key's bits
+ * depend only on its hash and the filter's geometry:
+ *
+ * - Unsized, bloom_agg(key): the list is kept sorted and free of duplicates
+ *   from time to time, and the final function sizes the filter for the number
+ *   of distinct hashes at the default rate.  Memory: 8 to 16 bytes per
+ *   distinct key, plus the final filter.
+ * - Sized, bloom_agg(key, capacity, rate): the list turns into the filter's
+ *   bits once it would take more room than they do.  So many small groups do
+ *   not each allocate a large bit array, and a large group costs the filter's
+ *   size.  The result has exactly the bits that bloom_create followed by
+ *   bloom_add of every key gives.
+ *
+ * Copyright (c) 2026, the bloomfilter developers
+ *
+ * IDENTIFICATION
+ *	  src/bloom_agg.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "fmgr.h"
+#include "nodes/execnodes.h"
+#include "optimizer/optimizer.h"
+#include "utils/memutils.h"
+
+#include "bloomfilter.h"
+
+#define INITIAL_HASHES	16
+
+typedef struct BloomAggState
+{
+	char		family[BLOOM_FAMILY_LEN];
+	bool		sized;
+	int64		capacity;		/* sized only */
+	double		rate;			/* sized only */
+	uint64		nblocks;		/* sized only: the geometry */
+	int			k;
+	uint64	   *hashes;			/* while collecting hashes */
+	size_t		nhashes;
+	size_t		maxhashes;
+	bytea	   *filter;			/* sized, once turned into bits */
+	BloomFilter f;				/* header of filter; f.bits into it */
+} BloomAggState;
+
+static BloomAggState *
+state_new(MemoryContext cxt, const char *family, bool sized,
+		  int64 capacity, double rate)
+{
+	BloomAggState *s = MemoryContextAllocZero(cxt, sizeof(BloomAggState));
+
+	strlcpy(s->family, family, BLOOM_FAMILY_LEN);
+	s->sized = sized;
+	if (sized)
+	{
+		bloom_plan_or_error(capacity, rate, &s->nblocks, &s->k);
+		s->capacity = capacity;
+		s->rate = rate;
+	}
+	s->maxhashes = INITIAL_HASHES;
+	s->hashes = MemoryContextAlloc(cxt, s->maxhashes * sizeof(uint64));
+	return s;
+}
+
+/* Sized state: replace the hash list by the filter's bits. */
+static void
+state_to_bits(BloomAggState *s, MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+
+	s->filter = bloom_new((uint64) s->capacity, s->rate, s->nblocks, s->k,
+						  s->family);
+	bloom_open(s->filter, &s->f);
+	for (size_t i = 0; i < s->nhashes; i++)
+		bloom_set_hash(s->f.bits, s->nblocks, s->k, s->hashes[i]);
+	pfree(s->hashes);
+	s->hashes = NULL;
+	s->nhashes = s->maxhashes = 0;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * The hash list is full: drop duplicates, and grow it if that did not free
+ * half of it (or, sized, turn it into bits once it would outgrow them).
+ */
+static void
+state_make_room(BloomAggState *s, MemoryContext cxt)
+{
+	s->nhashes = bloom_sort_unique(s->hashes, s->nhashes);
+	if (s->nhashes <= s->maxhashes / 2)
+		return;
+	if (s->sized &&
+		(s->maxhashes * 2) * sizeof(uint64) > s->nblocks * BLOOM_BLOCK_BYTES)
+	{
+		state_to_bits(s, cxt);
+		return;
+	}
+	if (s->maxhashes * 2 > MaxAllocHugeSize / sizeof(uint64))
+		ereport(ERROR,
+				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				errmsg("bloom_agg saw too many distinct keys"),
+				errhint("Give bloom_agg a capacity and a false-positive rate."));
+	s->maxhashes *= 2;
+	s->hashes = repalloc_huge(s->hashes, s->maxhashes * sizeof(uint64));
+}
+
+static inline void
+state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
+{
+	if (s->filter)
+	{
+		bloom_set_hash(s->f.bits, s->nblocks, s->k, h);
+		return;
+	}
+	if (s->nhashes == s->maxhashes)
+	{
+		state_make_room(s, cxt);
+		if (s->filter)
+		{
+			bloom_set_hash(s->f.bits, s->nblocks, s->k, h);
+			return;
+		}
+	}
+	s->hashes[s->nhashes++] = h;
+}
+
+static MemoryContext
+agg_context(FunctionCallInfo fcinfo, const char *fname)
+{
+	MemoryContext cxt;
+
+	if (!AggCheckCallContext(fcinfo, &cxt))
+		elog(ERROR, "%s called in non-aggregate context", fname);
+	return cxt;
+}
+
+/*
+ * Transition function of bloom_agg(key) and bloom_agg(key, capacity, rate).
+ * NULL keys are skipped.
+ */
+PG_FUNCTION_INFO_V1(bloom_agg_trans);
+Datum
+bloom_agg_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = agg_context(fcinfo, "bloom_agg_trans");
+	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
+	bool		sized = PG_NARGS() == 4;
+
+	if (kt == NULL)
+	{
+		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
+		bloom_key_type_init(kt, get_fn_expr_argtype(fcinfo->flinfo, 1),
+							PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
+		fcinfo->flinfo->fn_extra = kt;
+	}
+
+	if (sized)
+	{
+		int64		capacity;
+		double		rate;
+
+		if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
+			ereport(ERROR,
+					errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					errmsg("bloom_agg capacity and false-positive rate must not be null"));
+		capacity = PG_GETARG_INT64(2);
+		rate = PG_GETARG_FLOAT8(3);
+		if (s == NULL)
+			s = state_new(cxt, kt->family, true, capacity, rate);
+		else if (capacity != s->capacity || rate != s->rate)
+			ereport(ERROR,
+					errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					errmsg("bloom_agg capacity and false-positive rate must be the same for all rows"),
+					errdetail("The group started with capacity " INT64_FORMAT " and rate %g, then got capacity " INT64_FORMAT " and rate %g.",
+							  s->capacity, s->rate, capacity, rate));
+	}
+	else if (s == NULL)
+		s = state_new(cxt, kt->family, false, 0, 0.0);
+
+	if (!PG_ARGISNULL(1))
+		state_add(s, cxt, bloom_key_hash(kt, PG_GETARG_DATUM(1),
+										 BLOOM_DEFAULT_SEED));
+	PG_RETURN_POINTER(s);
+}
+
+/* Deep copy of a state into cxt. */
+static BloomAggState *
+state_copy(const BloomAggState *src, MemoryContext cxt)
+{
+	BloomAggState *s = MemoryContextAlloc(cxt, sizeof(BloomAggState));
+
+	memcpy(s, src, sizeof(BloomAggState));
+	if (src->filter)
+	{
+		s->filter = MemoryContextAllocHuge(cxt, VARSIZE(src->filter));
+		memcpy(s->filter, src->filter, VARSIZE(src->filter));
+		bloom_open(s->filter, &s->f);
+	}
+	else
+	{
+		s->maxhashes = Max(src->nhashes, INITIAL_HASHES);
+		s->hashes = MemoryContextAllocHuge(cxt, s->maxhashes * sizeof(uint64));
+		memcpy(s->hashes, src->hashes, src->nhashes * sizeof(uint64));
+	}
+	return s;
+}
+
+/*
+ * Combine two partial states (parallel workers, partitionwise aggregation,
+ * or engines built on partial aggregation).
+ */
+PG_FUNCTION_INFO_V1(bloom_agg_combine);
+Datum
+bloom_agg_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = agg_context(fcinfo, "bloom_agg_combine");
+	BloomAggState *a = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BloomAggState *b = PG_ARGISNULL(1) ? NULL : (BloomAggState *) PG_GETARG_POINTER(1);
+
+	if (b == NULL)
+		PG_RETURN_POINTER(a);
+	if (a == NULL)
+		PG_RETURN_POINTER(state_copy(b, cxt));
+
+	if (a->sized != b->sized || strcmp(a->family, b->family) != 0 ||
+		(a->sized && (a->capacity != b->capacity || a->rate != b->rate)))
+		ereport(ERROR,
+				errcode(ERRCODE_DATA_EXCEPTION),
+				errmsg("cannot combine bloom_agg states of different shapes"),
+				errdetail("One has family \"%s\", capacity " INT64_FORMAT " and rate %g; the other family \"%s\", capacity " INT64_FORMAT " and rate %g.",
+						  a->family, a->capacity, a->rate,
+						  b->family, b->capacity, b->rate));
+
+	if (b->filter)
+	{
+		uint64		nbytes = a->nblocks * BLOOM_BLOCK_BYTES;
+
+		if (a->filter == NULL)
+			state_to_bits(a, cxt);
+		for (uint64 i = 0; i < nbytes; i++)
+			a->f.bits[i] |= b->f.bits[i];
+	}
+	else
+	{
+		for (size_t i = 0; i < b->nhashes; i++)
+			state_add(a, cxt, b->hashes[i]);
+	}
+	PG_RETURN_POINTER(a);
+}
+
+/*
+ * Serialize a state for a parallel worker; the format is in bloom.h.
+ */
+PG_FUNCTION_INFO_V1(bloom_agg_serialize);
+Datum
+bloom_agg_serialize(PG_FUNCTION_ARGS)
+{
+	BloomAggState *s = (BloomAggState *) PG_GETARG_POINTER(0);
+	BloomStateHeader h;
+	size_t		bodylen;
+	bytea	   *out;
+	uint8	   *p;
+
+	agg_context(fcinfo, "bloom_agg_serialize");
+	memset(&h, 0, sizeof(h));
+	strlcpy(h.family, s->family, BLOOM_FAMILY_LEN);
+	h.sized = s->sized;
+	if (s->sized)
+	{
+		h.capacity = (uint64) s->capacity;
+		h.rate = s->rate;
+	}
+	if (s->filter)
+	{
+		h.mode = BLOOM_STATE_BITS;
+		bodylen = VARSIZE(s->filter) - VARHDRSZ;
+	}
+	else
+	{
+		/* sorting is harmless: the state means the same set of hashes */
+		s->nhashes = bloom_sort_unique(s->hashes, s->nhashes);
+		h.mode = BLOOM_STATE_HASHES;
+		h.count = s->nhashes;
+		bodylen = s->nhashes * sizeof(uint64);
+	}
+	if (BLOOM_STATE_HEADER_SIZE + bodylen > MaxAllocSize - VARHDRSZ)
+		ereport(ERROR,
+				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				errmsg("bloom_agg state is too large to pass to a parallel worker"),
+				errhint("Give bloom_agg a capacity and a false-positive rate, or disable parallel aggregation."));
+
+	out = palloc(VARHDRSZ + BLOOM_STATE_HEADER_SIZE + bodylen);
+	SET_VARSIZE(out, VARHDRSZ + BLOOM_STATE_HEADER_SIZE + bodylen);
+	p = (uint8 *) VARDATA(out);
+	bloom_state_write_header(p, &h);
+	p += BLOOM_STATE_HEADER_SIZE;
+	if (s->filter)
+		memcpy(p, BLOOM_PAYLOAD(s->filter), bodylen);
+	else
+		for (size_t i = 0; i < s->nhashes; i++)
+			bloom_put_u64(p + 8 * i, s->hashes[i]);
+	PG_RETURN_BYTEA_P(out);
+}
+
+/*
+ * Rebuild a state from its serialized form, checking every field first.
+ */
+PG_FUNCTION_INFO_V1(bloom_agg_deserialize);
+Datum
+bloom_agg_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *in = PG_GETARG_BYTEA_PP(0);
+	const uint8 *p = (const uint8 *) VARDATA_ANY(in);
+	size_t		len = VARSIZE_ANY_EXHDR(in);
+	BloomStateHeader h;
+	const uint8 *body;
+	size_t		bodylen;
+	const char *why;
+	BloomAggState *s;
+
+	agg_context(fcinfo, "bloom_agg_deserialize");
+	why = bloom_state_check(p, len, &h, &body, &bodylen);
+	if (why)
+		ereport(ERROR,
+				errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				errmsg("invalid bloom_agg state"),
+				errdetail("%s", why));
+
+	s = palloc0(sizeof(BloomAggState));
+	strlcpy(s->family, h.family, BLOOM_FAMILY_LEN);
+	s->sized = h.sized;
+	if (h.sized)
+	{
+		s->capacity = (int64) h.capacity;
+		s->rate = h.rate;
+		bloom_plan_or_error(s->capacity, s->rate, &s->nblocks, &s->k);
+	}
+
+	if (h.mode == BLOOM_STATE_BITS)
+	{
+		BloomFilter f;
+		BloomError	err = bloom_check(body, bodylen, &f);
+
+		if (err == BLOOM_OK &&
+			(f.nblocks != s->nblocks || f.nhashes != s->k ||
+			 f.capacity != h.capacity || f.rate != h.rate ||
+			 strcmp(f.family, h.family) != 0))
+			err = BLOOM_ERR_LENGTH;
+		if (err != BLOOM_OK)
+			ereport(ERROR,
+					errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+					errmsg("invalid bloom_agg state"),
+					errdetail("The filter in the state does not match its shape: %s",
+							  bloom_error_message(err)));
+		s->filter = palloc_extended(VARHDRSZ + bodylen, MCXT_ALLOC_HUGE);
+		SET_VARSIZE(s->filter, VARHDRSZ + bodylen);
+		memcpy(BLOOM_PAYLOAD(s->filter), body, bodylen);
+		bloom_open(s->filter, &s->f);
+	}
+	else
+	{
+		s->nhashes = h.count;
+		s->maxhashes = Max(h.count, INITIAL_HASHES);
+		s->hashes = palloc_extended(s->maxhashes * sizeof(uint64), MCXT_ALLOC_HUGE);
+		for (size_t i = 0; i < s->nhashes; i++)
+			s->hashes[i] = bloom_get_u64(body + 8 * i);
+	}
+	PG_RETURN_POINTER(s);
+}
+
+/*
+ * The value of argument argno of the aggregate call when it does not depend
+ * on the rows (a constant or a parameter): what a sized bloom_agg over no
+ * rows at all needs to return bloom_create(capacity, rate).
+ */
+static Datum
+agg_row_independent_arg(FunctionCallInfo fcinfo, int argno, bool *ok)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	PlanState  *ps = (PlanState *) fcinfo->context;
+	TargetEntry *tle;
+	ExprState  *es;
+	bool		isnull;
+	Datum		d;
+
+	*ok = false;
+	if (aggref == NULL || ps == NULL || !IsA(ps, AggState) ||
+		list_length(aggref->args) <= argno)
+		return (Datum) 0;
+	tle = list_nth_node(TargetEntry, aggref->args, argno);
+	if (contain_var_clause((Node *) tle->expr) ||
+		contain_volatile_functions((Node *) tle->expr))
+		return (Datum) 0;
+	es = ExecInitExpr(tle->expr, ps);
+	d = ExecEvalExprSwitchContext(es, ps->ps_ExprContext, &isnull);
+	*ok = !isnull;
+	return d;
+}
+
+/*
+ * Final function of both forms: the filter.  No rows at all give an empty
+ * filter, never NULL, so that an anti-join pre-check over an empty table
+ * stays right.
+ */
+PG_FUNCTION_INFO_V1(bloom_agg_final);
+Datum
+bloom_agg_final(PG_FUNCTION_ARGS)
+{
+	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	bool		sized = PG_NARGS() == 4;
+	uint64		nblocks;
+	int			k;
+	bytea	   *v;
+	BloomFilter f;
+
+	agg_context(fcinfo, "bloom_agg_final");
+
+	if (s == NULL)
+	{
+		BloomKeyType kt;
+		int64		capacity = 1;
+		double		rate = BLOOM_DEFAULT_RATE;
+
+		bloom_key_type_init(&kt, get_fn_expr_argtype(fcinfo->flinfo, 1),
+							PG_GET_COLLATION(), CurrentMemoryContext);
+		if (sized)
+		{
+			bool		ok1,
+						ok2;
+
+			capacity = DatumGetInt64(agg_row_independent_arg(fcinfo, 1, &ok1));
+			rate = DatumGetFloat8(agg_row_independent_arg(fcinfo, 2, &ok2));
+			if (!ok1 || !ok2)
+				ereport(ERROR,
+						errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("bloom_agg over no rows cannot size its filter"),
+						errdetail("The capacity and false-positive rate come from the rows, and there are none."),
+						errhint("Pass the capacity and rate as constants or parameters."));
+		}
+		bloom_plan_or_error(capacity, rate, &nblocks, &k);
+		PG_RETURN_BLOOM_P(bloom_new((uint64) capacity, rate, nblocks, k,
+									kt.family));
+	}
+
+	if (s->filter)
+	{
+		v = palloc_extended(VARSIZE(s->filter), MCXT_ALLOC_HUGE);
+		memcpy(v, s->filter, VARSIZE(s->filter));
+		PG_RETURN_BLOOM_P(v);
+	}
+
+	/* sorted hashes also set the bits block by block, in order */
+	s->nhashes = bloom_sort_unique(s->hashes, s->nhashes);
+	if (s->sized)
+	{
+		v = bloom_new((uint64) s->capacity, s->rate, s->nblocks, s->k, s->family);
+		k = s->k;
+	}
+	else
+	{
+		int64		n = Max((int64) s->nhashes, 1);
+
+		bloom_plan_or_error(n, BLOOM_DEFAULT_RATE, &nblocks, &k);
+		v = bloom_new((uint64) n, BLOOM_DEFAULT_RATE, nblocks, k, s->family);
+	}
+	bloom_open(v, &f);
+	for (size_t i = 0; i < s->nhashes; i++)
+		bloom_set_hash(f.bits, f.nblocks, f.nhashes, s->hashes[i]);
+	PG_RETURN_BLOOM_P(v);
+}
