@@ -1,0 +1,89 @@
+# Makefile for the bloomfilter PostgreSQL extension (PGXS)
+#
+#   make                      build bloomfilter.so
+#   make install              install into the server that pg_config points at
+#   make installcheck         regression tests (+ isolation and TAP tests, see
+#                             below) against a running server
+#   make tap                  TAP tests in test/t only (needs a non-root user)
+#
+# Extra compiler flags go through PG_CFLAGS, e.g. `make PG_CFLAGS=-Werror`.
+# CI does that (see .ci/run); warnings are never errors in the shipped build.
+
+EXTENSION  = bloomfilter
+EXTVERSION := $(shell sed -n "s/^[[:space:]]*default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" $(EXTENSION).control)
+
+MODULE_big = bloomfilter
+OBJS = \
+	src/bloomfilter.o \
+	src/bloom.o \
+	src/bloom_format.o \
+	src/bloom_keys.o \
+	src/bloom_io.o \
+	src/bloom_funcs.o \
+	src/bloom_agg.o
+PGFILEDESC = "bloomfilter - Bloom filter data type and aggregate"
+
+# Install script plus every upgrade script (bloomfilter--A--B.sql).
+DATA = $(wildcard sql/bloomfilter--*.sql)
+
+# Regression tests: sql/X.sql and expected/X.out, pg_regress's default
+# input directory. One file per feature, each able to run alone.
+REGRESS = \
+	bloom_type \
+	bloom_create \
+	bloom_keys \
+	bloom_contains \
+	bloom_agg \
+	bloom_parallel \
+	bloom_cache \
+	bloom_hash
+REGRESS_OPTS = --load-extension=$(EXTENSION)
+
+PG_CPPFLAGS = -I$(srcdir)/src
+
+# Isolation tests (pg_isolation_regress): test/isolation/specs/X.spec with
+# test/isolation/expected/X.out; run by `make installcheck` when present.
+ifneq ($(wildcard test/isolation/specs/*.spec),)
+ISOLATION = $(sort $(basename $(notdir $(wildcard test/isolation/specs/*.spec))))
+ISOLATION_OPTS = --inputdir=test/isolation --load-extension=$(EXTENSION)
+endif
+
+# TAP tests (test/t/*.pl) use PGXS's own prove_installcheck: prove with
+# PostgreSQL::Test::* from $(pkglibdir)/pgxs/src/test/perl on @INC,
+# PG_REGRESS pointing at the installed pg_regress and $(bindir) on PATH.
+# Each test initdb's its own throwaway clusters, and initdb refuses to run
+# as root, so `make installcheck` only includes them for non-root users;
+# root runs them through `runuser -u postgres -- make tap` (test/run-tests.sh).
+ifneq ($(wildcard test/t/*.pl),)
+PROVE_TESTS = test/t/*.pl
+ifneq ($(shell id -u),0)
+TAP_TESTS = 1
+endif
+endif
+
+EXTRA_CLEAN = results/ regression.diffs regression.out log/ tmp_check/ \
+	test/t/tmp_check/ output_iso/ tmp_check_iso/ \
+	$(EXTENSION)-$(EXTVERSION).zip
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+.PHONY: tap
+tap:
+ifeq ($(wildcard test/t/*.pl),)
+	@echo "no TAP tests in test/t"
+else
+	@if [ "$$(id -u)" = 0 ]; then \
+		echo "make tap: TAP tests run initdb, which refuses to run as root;" >&2; \
+		echo "run as an unprivileged user, e.g. runuser -u postgres -- make tap" >&2; \
+		exit 1; \
+	fi
+	$(prove_installcheck)
+endif
+
+# Source archive for PGXN, from the committed tree.
+.PHONY: dist
+dist:
+	git archive --format zip --prefix=$(EXTENSION)-$(EXTVERSION)/ \
+		--output $(EXTENSION)-$(EXTVERSION).zip HEAD

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+#
+# test/run-tests.sh: the whole bloomfilter test suite.
+#
+#   bash test/run-tests.sh [--strict]
+#
+# 1. installs the build dependencies (test/deps.sh),
+# 2. builds (with PG_CFLAGS=-Werror under --strict or CI=true) and installs,
+# 3. runs the pg_regress suite, plus isolation specs if test/isolation/specs
+#    holds any, in a throwaway cluster: pg_virtualenv make installcheck,
+# 4. runs the TAP tests in test/t, if any, as an unprivileged user
+#    (as postgres in a private copy of the tree when invoked as root),
+# 5. prints "N passed, N failed" (one count per regression test, isolation
+#    spec and TAP script) and exits non-zero if anything failed.
+#
+# Environment: PG_CONFIG (default pg_config), PG_CFLAGS (extra compiler flags,
+# kept under --strict), PROVE_FLAGS (e.g. --verbose), CI.
+
+set -uo pipefail
+
+usage() {
+	sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+strict=0
+[ "${CI:-}" = true ] && strict=1
+for arg in "$@"; do
+	case "$arg" in
+		--strict) strict=1 ;;
+		-h | --help) usage; exit 0 ;;
+		*) echo "run-tests.sh: unknown argument: $arg" >&2; usage >&2; exit 2 ;;
+	esac
+done
+
+cd "$(dirname "$0")/.." || exit 2
+ROOT=$(pwd)
+PG_CONFIG=${PG_CONFIG:-pg_config}
+JOBS=$(nproc 2>/dev/null || echo 2)
+LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-tests.XXXXXX")
+
+passed=0
+failed=0
+status=0
+tapdir=
+
+heading() {
+	printf '\n==== %s ====\n' "$*"
+}
+
+# Final line, printed on every exit path.
+finish() {
+	rm -rf "$LOGDIR"
+	echo
+	echo "$passed passed, $failed failed"
+}
+trap finish EXIT
+
+# A step that failed before producing any per-test result counts as one failure.
+abort() {
+	echo "run-tests.sh: $*" >&2
+	failed=$((failed + 1))
+	exit 1
+}
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo -- "$@"
+	else
+		echo "run-tests.sh: '$*' needs root and sudo is not installed" >&2
+		return 1
+	fi
+}
+
+# Count pg_regress / pg_isolation_regress results in a log. Handles both the
+# PostgreSQL <= 15 format ("test name ... ok   12 ms", "... FAILED") and the
+# TAP-like format of 16+ ("ok 1  - name  12 ms", "not ok 2 - name").
+count_regress() {
+	awk '
+		/^(not ok|ok) [0-9]+ /          { if ($1 == "ok") p++; else f++; next }
+		/^(test )? *[^ ]+ +\.\.\. /     {
+			sub(/^.*\.\.\. +/, "")
+			if ($0 ~ /^ok/) p++; else f++
+		}
+		END { printf "%d %d\n", p, f }
+	' "$1"
+}
+
+# Count TAP scripts in prove output: "Files=N, Tests=M" plus one
+# "script.pl (Wstat: ...)" line per failed script in the summary report.
+count_prove() {
+	awk '
+		/^Files=[0-9]+, Tests=/ { split($1, a, "="); files = a[2] + 0; seen = 1 }
+		/^[^ ]+\.pl +\(Wstat: /  { f++ }
+		END { if (!seen) print "-1 -1"; else printf "%d %d\n", files - f, f }
+	' "$1"
+}
+
+# ---------------------------------------------------------------------------
+heading "Dependencies"
+bash test/deps.sh || abort "installing dependencies failed"
+pg_major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+echo "using $("$PG_CONFIG" --version) via $PG_CONFIG"
+
+# ---------------------------------------------------------------------------
+make_args=(PG_CONFIG="$PG_CONFIG")
+if [ "$strict" -eq 1 ]; then
+	make_args+=(PG_CFLAGS="-Werror${PG_CFLAGS:+ $PG_CFLAGS}")
+	heading "Build (strict: PG_CFLAGS=-Werror${PG_CFLAGS:+ $PG_CFLAGS})"
+	# Rebuild everything so that -Werror sees every file.
+	make "${make_args[@]}" clean >/dev/null || abort "make clean failed"
+else
+	[ -n "${PG_CFLAGS:-}" ] && make_args+=(PG_CFLAGS="$PG_CFLAGS")
+	heading "Build"
+fi
+make -j"$JOBS" "${make_args[@]}" || abort "build failed"
+
+heading "Install"
+as_root make "${make_args[@]}" install || abort "make install failed"
+
+# ---------------------------------------------------------------------------
+heading "Regression tests (pg_virtualenv make installcheck, PostgreSQL $pg_major)"
+rm -rf results regression.diffs regression.out output_iso
+# TAP tests run in their own step below (they need a non-root user).
+pg_virtualenv -v "$pg_major" make "${make_args[@]}" TAP_TESTS= installcheck 2>&1 |
+	tee "$LOGDIR/regress.log"
+rc=${PIPESTATUS[0]}
+read -r p f < <(count_regress "$LOGDIR/regress.log")
+passed=$((passed + p))
+failed=$((failed + f))
+if [ "$rc" -ne 0 ]; then
+	status=1
+	for diffs in regression.diffs output_iso/regression.diffs; do
+		if [ -s "$diffs" ]; then
+			heading "$diffs"
+			cat "$diffs"
+		fi
+	done
+	# make or the cluster failed without reporting a failed test
+	[ "$f" -eq 0 ] && failed=$((failed + 1))
+fi
+
+# ---------------------------------------------------------------------------
+if compgen -G "test/t/*.pl" >/dev/null; then
+	heading "TAP tests (make tap)"
+	tap_args=("${make_args[@]}")
+	# the Makefile's PROVE_FLAGS assignment would hide the environment's
+	[ -n "${PROVE_FLAGS:-}" ] && tap_args+=(PROVE_FLAGS="$PROVE_FLAGS")
+	if [ "$(id -u)" -eq 0 ]; then
+		# initdb refuses to run as root: run as postgres in a private copy.
+		tapdir=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-tap.XXXXXX")
+		tar -C "$ROOT" --exclude=./.git --exclude=./results --exclude=./tmp_check \
+			--exclude=./output_iso -cf - . | tar -C "$tapdir" -xf -
+		chown -R postgres: "$tapdir"
+		chmod 755 "$tapdir"
+		(cd "$tapdir" && runuser -u postgres -- env HOME="$tapdir" \
+			make "${tap_args[@]}" tap) 2>&1 | tee "$LOGDIR/tap.log"
+		rc=${PIPESTATUS[0]}
+	else
+		make "${tap_args[@]}" tap 2>&1 | tee "$LOGDIR/tap.log"
+		rc=${PIPESTATUS[0]}
+	fi
+	read -r p f < <(count_prove "$LOGDIR/tap.log")
+	if [ "$p" -lt 0 ]; then
+		# prove never got to its summary
+		p=0
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$rc" -ne 0 ]; then
+		status=1
+		[ "$f" -eq 0 ] && failed=$((failed + 1))
+		if [ -n "$tapdir" ]; then
+			echo "TAP logs kept in $tapdir/tmp_check/log"
+		else
+			echo "TAP logs in $ROOT/tmp_check/log"
+		fi
+	elif [ -n "$tapdir" ]; then
+		rm -rf "$tapdir"
+	fi
+fi
+
+# ---------------------------------------------------------------------------
+[ "$failed" -gt 0 ] && status=1
+exit "$status"
