@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * On-disk format, version 1
@@ -186,11 +187,21 @@ bloom_get_u64(const uint8_t *p)
 		(uint64_t) p[7] << 56;
 }
 
+static inline uint64_t
+bloom_to_le64(uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return __builtin_bswap64(v);
+#else
+	return v;
+#endif
+}
+
 static inline void
 bloom_put_u64(uint8_t *p, uint64_t v)
 {
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t) (v >> (8 * i));
+	v = bloom_to_le64(v);
+	memcpy(p, &v, 8);
 }
 
 static inline uint32_t
@@ -230,17 +241,19 @@ bloom_set_hash(uint8_t *bits, uint64_t nblocks, int k, uint64_t h)
 {
 	uint8_t    *blk = bits + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES;
 	uint64_t	s = h;
-	uint64_t	w = 0;
 
-	for (int i = 0; i < k; i++)
+	while (k > 0)
 	{
-		uint32_t	j;
+		uint64_t	w = bloom_mix(s += BLOOM_GOLDEN);
+		int			n = k < 7 ? k : 7;
 
-		if (i % 7 == 0)
-			w = bloom_mix(s += BLOOM_GOLDEN);
-		j = (uint32_t) (w & 511);
-		w >>= 9;
-		blk[j >> 3] |= (uint8_t) (1u << (j & 7));
+		k -= n;
+		for (; n > 0; n--, w >>= 9)
+		{
+			uint32_t	j = (uint32_t) (w & 511);
+
+			blk[j >> 3] |= (uint8_t) (1u << (j & 7));
+		}
 	}
 }
 
@@ -249,18 +262,20 @@ static inline bool
 bloom_block_test(const uint8_t *blk, int k, uint64_t h)
 {
 	uint64_t	s = h;
-	uint64_t	w = 0;
 
-	for (int i = 0; i < k; i++)
+	while (k > 0)
 	{
-		uint32_t	j;
+		uint64_t	w = bloom_mix(s += BLOOM_GOLDEN);
+		int			n = k < 7 ? k : 7;
 
-		if (i % 7 == 0)
-			w = bloom_mix(s += BLOOM_GOLDEN);
-		j = (uint32_t) (w & 511);
-		w >>= 9;
-		if (!(blk[j >> 3] & (1u << (j & 7))))
-			return false;
+		k -= n;
+		for (; n > 0; n--, w >>= 9)
+		{
+			uint32_t	j = (uint32_t) (w & 511);
+
+			if (!(blk[j >> 3] & (1u << (j & 7))))
+				return false;
+		}
 	}
 	return true;
 }
@@ -281,11 +296,57 @@ extern void bloom_init_header(BloomFilter *f, uint64_t capacity, double rate,
 extern size_t bloom_sort_unique(uint64_t *a, size_t n);
 extern uint64_t bloom_popcount(const uint8_t *bits, size_t nbytes);
 
+/*
+ * --- bloom.c: combining filters and estimating from their bits ---
+ *
+ * How two filters relate (bloom_shape_compare).  Filters combine when every
+ * field that decides where a key's bits go is equal: version, layout, hash
+ * scheme, nhashes, seed, and nblocks, or nblocks differing by a whole factor
+ * (the larger is then folded, see bloom_fold).  A key family of "" (no key
+ * added yet) matches any family.  capacity and rate do not count.
+ */
+typedef enum BloomShape
+{
+	BLOOM_SHAPE_SAME = 0,
+	BLOOM_SHAPE_FOLD_FIRST,		/* first's nblocks a multiple of second's */
+	BLOOM_SHAPE_FOLD_SECOND,	/* second's nblocks a multiple of first's */
+	BLOOM_SHAPE_LAYOUT,			/* version or layout differ */
+	BLOOM_SHAPE_HASH,			/* hash scheme differs */
+	BLOOM_SHAPE_NHASHES,
+	BLOOM_SHAPE_SEED,
+	BLOOM_SHAPE_FAMILY,
+	BLOOM_SHAPE_SIZE			/* nblocks differ, neither divides the other */
+} BloomShape;
+
+typedef enum BloomMergeOp
+{
+	BLOOM_MERGE_OR,
+	BLOOM_MERGE_AND
+} BloomMergeOp;
+
+extern BloomShape bloom_shape_compare(const BloomFilter *a,
+									  const BloomFilter *b);
+extern void bloom_combine_header(BloomFilter *out, const BloomFilter *a,
+								 const BloomFilter *b);
+extern void bloom_fold(uint8_t *bits, uint64_t nblocks, uint64_t to_nblocks);
+extern void bloom_merge_bits(uint8_t *dst, uint64_t dst_nblocks,
+							 const uint8_t *src, uint64_t src_nblocks,
+							 BloomMergeOp op);
+extern uint64_t bloom_popcount_union(const uint8_t *a, uint64_t a_nblocks,
+									 const uint8_t *b, uint64_t b_nblocks);
+extern void bloom_fill_stats(const uint8_t *bits, uint64_t nblocks, int k,
+							 uint64_t *bits_set, double *fpr);
+extern double bloom_estimate_keys(uint64_t nblocks, int k, uint64_t bits_set);
+extern bool bloom_set_hash_changed(uint8_t *bits, uint64_t nblocks, int k,
+								   uint64_t h);
+
 /* --- bloom_format.c: encode, decode, validate, base64 --- */
 
 extern void bloom_write_header(uint8_t *payload, const BloomFilter *f);
 extern BloomError bloom_read_header(const uint8_t *payload, size_t len,
 									BloomFilter *f);
+extern BloomError bloom_read_header_only(const uint8_t *header, size_t len,
+										 BloomFilter *f);
 extern BloomError bloom_check(const uint8_t *payload, size_t len,
 							  BloomFilter *f);
 extern const char *bloom_error_message(BloomError err);

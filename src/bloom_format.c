@@ -78,12 +78,13 @@ family_ok(const uint8_t *fam)
 }
 
 /*
- * Decode and check the header of a payload of "len" bytes, including that
- * the length matches nblocks; O(1), so cheap enough for every function call
- * that receives a filter.  On success f->bits points into the payload.
+ * Decode and check a header (BLOOM_HEADER_SIZE bytes at p) of a payload of
+ * "len" bytes in all, including that the length matches nblocks.  The bits
+ * need not be at hand: a single-key probe reads only the header and one
+ * block of a stored filter.  f->bits is left NULL.
  */
 BloomError
-bloom_read_header(const uint8_t *p, size_t len, BloomFilter *f)
+bloom_read_header_only(const uint8_t *p, size_t len, BloomFilter *f)
 {
 	if (len < BLOOM_HEADER_SIZE)
 		return BLOOM_ERR_TRUNCATED;
@@ -125,9 +126,22 @@ bloom_read_header(const uint8_t *p, size_t len, BloomFilter *f)
 	if (!family_ok(p + BLOOM_OFF_FAMILY))
 		return BLOOM_ERR_FAMILY;
 	memcpy(f->family, p + BLOOM_OFF_FAMILY, BLOOM_FAMILY_LEN);
-
-	f->bits = (uint8_t *) p + BLOOM_HEADER_SIZE;
 	return BLOOM_OK;
+}
+
+/*
+ * Decode and check the header of a whole payload of "len" bytes; O(1), so
+ * cheap enough for every function call that receives a filter.  On success
+ * f->bits points into the payload.
+ */
+BloomError
+bloom_read_header(const uint8_t *p, size_t len, BloomFilter *f)
+{
+	BloomError	err = bloom_read_header_only(p, len, f);
+
+	if (err == BLOOM_OK)
+		f->bits = (uint8_t *) p + BLOOM_HEADER_SIZE;
+	return err;
 }
 
 /*

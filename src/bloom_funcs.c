@@ -97,16 +97,27 @@ bloom_add(PG_FUNCTION_ARGS)
  * scalar subquery does.  The copies are 64-byte aligned so that each block is
  * one cache line.  When the copies outgrow the budget, the cache is emptied
  * and starts again.
+ *
+ * Reading a large filter whole for a handful of probes would be a waste (a
+ * prepared single-key lookup probes once per execution), so a large,
+ * uncompressed stored filter is first probed in slices: its header once, then
+ * one 64-byte block per probe, each a TOAST index lookup.  Once the slices
+ * have cost about as much as reading the whole value would have, the value
+ * is read and kept.  The total is at most about twice the better of the two.
  */
 #define CACHE_SLOTS		256		/* power of two; at most half are used */
 #define CACHE_BUDGET	((Size) 256 * 1024 * 1024)
+#define SLICE_MIN_SIZE	(64 * 1024) /* smaller values are read whole */
+#define SLICE_BYTES_PER_PROBE	(16 * 1024) /* a slice costs a read of this */
 
 typedef struct CachedFilter
 {
 	Oid			toastrelid;
 	Oid			valueid;		/* InvalidOid: empty slot */
 	bool		family_ok;		/* checked against the call site's key type */
-	BloomFilter f;				/* f.bits points into the cached copy */
+	bool		loaded;			/* f.bits points into the cached copy */
+	uint64		slices_left;	/* sliced probes before reading it whole */
+	BloomFilter f;
 } CachedFilter;
 
 typedef struct ContainsCache
@@ -117,6 +128,11 @@ typedef struct ContainsCache
 	int			nentries;
 	CachedFilter *last;			/* the most recent hit, checked first */
 	CachedFilter slots[CACHE_SLOTS];
+
+	/* the last filter that was not a stored value: its header, checked */
+	Size		unstored_size;	/* 0: none yet */
+	uint8		unstored_header[BLOOM_HEADER_SIZE];
+	BloomFilter unstored;
 } ContainsCache;
 
 static CachedFilter *
@@ -135,18 +151,39 @@ cache_slot(ContainsCache *c, Oid toastrelid, Oid valueid)
 	}
 }
 
+/* Read a stored filter whole into the cache entry. */
+static void
+cache_load(ContainsCache *c, CachedFilter *e, struct varlena *ptr)
+{
+	struct varlena *detoasted = detoast_attr(ptr);
+	Size		size = VARSIZE(detoasted);
+	char	   *mem;
+	bytea	   *copy;
+
+	/* place the copy so that its bits start on a 64-byte boundary */
+	mem = MemoryContextAllocHuge(c->cxt, size + BLOOM_BLOCK_BYTES);
+	copy = (bytea *) (mem + ((BLOOM_BLOCK_BYTES -
+							  ((uintptr_t) mem + VARHDRSZ + BLOOM_HEADER_SIZE) %
+							  BLOOM_BLOCK_BYTES) % BLOOM_BLOCK_BYTES));
+	memcpy(copy, detoasted, size);
+	pfree(detoasted);
+	bloom_open(copy, &e->f);
+	e->loaded = true;
+	c->used += size + BLOOM_BLOCK_BYTES;
+}
+
 /*
- * Find or load the stored filter behind an on-disk TOAST pointer.
+ * Find or start the cache entry of the stored filter behind an on-disk TOAST
+ * pointer.  A new entry is either loaded or, for a large uncompressed value,
+ * has just its header read, for sliced probes.
  */
 static CachedFilter *
 cache_get(ContainsCache *c, struct varlena *ptr)
 {
 	struct varatt_external toast;
 	CachedFilter *e;
-	struct varlena *detoasted;
-	Size		size;
-	char	   *mem;
-	bytea	   *copy;
+	Size		rawsize,
+				extsize;
 
 	VARATT_EXTERNAL_GET_POINTER(toast, ptr);
 	if (c->last && c->last->valueid == toast.va_valueid &&
@@ -157,9 +194,13 @@ cache_get(ContainsCache *c, struct varlena *ptr)
 	if (e->valueid != InvalidOid)
 		return c->last = e;
 
-	detoasted = detoast_attr(ptr);
-	size = VARSIZE(detoasted);
-	if (c->nentries >= CACHE_SLOTS / 2 || c->used + size > CACHE_BUDGET)
+	rawsize = toast.va_rawsize;
+#if PG_VERSION_NUM >= 140000
+	extsize = VARATT_EXTERNAL_GET_EXTSIZE(toast);
+#else
+	extsize = toast.va_extsize;
+#endif
+	if (c->nentries >= CACHE_SLOTS / 2 || c->used + rawsize > CACHE_BUDGET)
 	{
 		MemoryContextReset(c->cxt);
 		memset(c->slots, 0, sizeof(c->slots));
@@ -167,22 +208,100 @@ cache_get(ContainsCache *c, struct varlena *ptr)
 		c->nentries = 0;
 		e = cache_slot(c, toast.va_toastrelid, toast.va_valueid);
 	}
+	memset(e, 0, sizeof(*e));
 
-	/* place the copy so that its bits start on a 64-byte boundary */
-	mem = MemoryContextAllocHuge(c->cxt, size + BLOOM_BLOCK_BYTES);
-	copy = (bytea *) (mem + ((BLOOM_BLOCK_BYTES -
-							  ((uintptr_t) mem + VARHDRSZ + BLOOM_HEADER_SIZE) %
-							  BLOOM_BLOCK_BYTES) % BLOOM_BLOCK_BYTES));
-	memcpy(copy, detoasted, size);
-	pfree(detoasted);
-	bloom_open(copy, &e->f);
+	if (rawsize >= SLICE_MIN_SIZE && extsize == rawsize - VARHDRSZ)
+	{
+		struct varlena *hdr = detoast_attr_slice(ptr, 0, BLOOM_HEADER_SIZE);
+		BloomError	err = BLOOM_ERR_TRUNCATED;
+
+		if (VARSIZE_ANY_EXHDR(hdr) == BLOOM_HEADER_SIZE)
+			err = bloom_read_header_only((uint8 *) VARDATA_ANY(hdr),
+										 rawsize - VARHDRSZ, &e->f);
+		if (err != BLOOM_OK)
+			ereport(ERROR,
+					errcode(ERRCODE_DATA_CORRUPTED),
+					errmsg("bloom filter is corrupt"),
+					errdetail("%s", bloom_error_message(err)));
+		pfree(hdr);
+		e->slices_left = rawsize / SLICE_BYTES_PER_PROBE;
+	}
+	else
+		cache_load(c, e, ptr);
 
 	e->toastrelid = toast.va_toastrelid;
 	e->valueid = toast.va_valueid;
-	e->family_ok = false;
-	c->used += size + BLOOM_BLOCK_BYTES;
 	c->nentries++;
 	return c->last = e;
+}
+
+/* Test a hash against one block of a stored filter, read as a slice. */
+static bool
+sliced_test(const BloomFilter *f, struct varlena *ptr, uint64 h)
+{
+	uint64		block = bloom_block_of(h, f->nblocks);
+	struct varlena *slice;
+	bool		found;
+
+	slice = detoast_attr_slice(ptr, BLOOM_HEADER_SIZE + block * BLOOM_BLOCK_BYTES,
+							   BLOOM_BLOCK_BYTES);
+	if (VARSIZE_ANY_EXHDR(slice) != BLOOM_BLOCK_BYTES)
+		ereport(ERROR,
+				errcode(ERRCODE_DATA_CORRUPTED),
+				errmsg("bloom filter is corrupt"),
+				errdetail("A block of the stored filter could not be read whole."));
+	found = bloom_block_test((uint8 *) VARDATA_ANY(slice), f->nhashes, h);
+	pfree(slice);
+	return found;
+}
+
+/*
+ * bloom_contains for a filter that is not a stored TOAST value: in line in
+ * its row (small), or already in memory.  Kept out of bloom_contains so that
+ * the hot path stays small.
+ */
+static pg_noinline bool
+contains_unstored(FunctionCallInfo fcinfo, ContainsCache *c)
+{
+	bytea	   *v = PG_GETARG_BLOOM_P(0);
+	BloomFilter *f = &c->unstored;
+
+	/*
+	 * The same small filter usually comes again (a constant, a parameter, a
+	 * row of a small table): decoding and checking its header again is
+	 * skipped when the header bytes and the length are the same as last
+	 * time.  The bits are always read from the value at hand.
+	 */
+	if (c->unstored_size != VARSIZE(v) ||
+		memcmp(c->unstored_header, BLOOM_PAYLOAD(v), BLOOM_HEADER_SIZE) != 0)
+	{
+		c->unstored_size = 0;
+		bloom_open(v, f);
+		bloom_check_family(f, &c->kt);
+		memcpy(c->unstored_header, BLOOM_PAYLOAD(v), BLOOM_HEADER_SIZE);
+		c->unstored_size = VARSIZE(v);
+	}
+	/* a filter that never had a key added holds nothing */
+	if (f->family[0] == '\0')
+		return false;
+	return bloom_test_hash(BLOOM_PAYLOAD(v) + BLOOM_HEADER_SIZE, f->nblocks,
+						   f->nhashes,
+						   bloom_key_hash(&c->kt, PG_GETARG_DATUM(1), f->seed));
+}
+
+/* The first call at a call site sets up its cache. */
+static pg_noinline ContainsCache *
+contains_setup(FunctionCallInfo fcinfo)
+{
+	ContainsCache *c;
+
+	c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ContainsCache));
+	c->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
+								   "bloom_contains cache",
+								   ALLOCSET_DEFAULT_SIZES);
+	key_type(fcinfo, 1, &c->kt);
+	fcinfo->flinfo->fn_extra = c;
+	return c;
 }
 
 /*
@@ -194,43 +313,34 @@ bloom_contains(PG_FUNCTION_ARGS)
 {
 	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(0);
 	ContainsCache *c = (ContainsCache *) fcinfo->flinfo->fn_extra;
-	BloomKeyType *kt;
-	BloomFilter local;
-	const BloomFilter *f;
+	CachedFilter *e;
+	uint64		h;
 
-	if (c == NULL)
+	if (unlikely(c == NULL))
+		c = contains_setup(fcinfo);
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(raw))
+		PG_RETURN_BOOL(contains_unstored(fcinfo, c));
+
+	e = cache_get(c, raw);
+	if (unlikely(!e->family_ok))
 	{
-		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ContainsCache));
-		c->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
-									   "bloom_contains cache",
-									   ALLOCSET_DEFAULT_SIZES);
-		fcinfo->flinfo->fn_extra = c;
+		bloom_check_family(&e->f, &c->kt);
+		e->family_ok = true;
 	}
-	kt = key_type(fcinfo, 1, &c->kt);
-
-	if (VARATT_IS_EXTERNAL_ONDISK(raw))
-	{
-		CachedFilter *e = cache_get(c, raw);
-
-		if (!e->family_ok)
-		{
-			bloom_check_family(&e->f, kt);
-			e->family_ok = true;
-		}
-		f = &e->f;
-	}
-	else
-	{
-		/* inline, in memory, or compressed in line: small, or already here */
-		bloom_open(DatumGetBloomP(PointerGetDatum(raw)), &local);
-		bloom_check_family(&local, kt);
-		f = &local;
-	}
-
 	/* a filter that never had a key added holds nothing */
-	if (f->family[0] == '\0')
+	if (unlikely(e->f.family[0] == '\0'))
 		PG_RETURN_BOOL(false);
 
-	PG_RETURN_BOOL(bloom_test_hash(f->bits, f->nblocks, f->nhashes,
-								   bloom_key_hash(kt, PG_GETARG_DATUM(1), f->seed)));
+	h = bloom_key_hash(&c->kt, PG_GETARG_DATUM(1), e->f.seed);
+	if (unlikely(!e->loaded))
+	{
+		if (e->slices_left > 0)
+		{
+			e->slices_left--;
+			PG_RETURN_BOOL(sliced_test(&e->f, raw, h));
+		}
+		cache_load(c, e, raw);
+	}
+	PG_RETURN_BOOL(bloom_test_hash(e->f.bits, e->f.nblocks, e->f.nhashes, h));
 }

@@ -181,13 +181,13 @@ bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collid,
 	}
 }
 
+/* XXH3 of the 8 little-endian bytes of v */
 static inline uint64
 hash_u64(uint64 v, uint64 seed)
 {
-	uint8		buf[8];
+	uint64		le = bloom_to_le64(v);
 
-	bloom_put_u64(buf, v);
-	return XXH3_64bits_withSeed(buf, 8, seed);
+	return XXH3_64bits_withSeed(&le, 8, seed);
 }
 
 static inline uint64

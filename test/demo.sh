@@ -41,4 +41,4 @@ as_root make -s PG_CONFIG="$PG_CONFIG" install
 echo "installed into $("$PG_CONFIG" --pkglibdir) and $("$PG_CONFIG" --sharedir)/extension"
 
 heading "Demo: test/demo.sql in a throwaway PostgreSQL $pg_major cluster (pg_virtualenv)"
-pg_virtualenv -v "$pg_major" psql -X -q -v ON_ERROR_STOP=1 -f test/demo.sql
+pg_virtualenv -t -v "$pg_major" psql -X -q -v ON_ERROR_STOP=1 -f test/demo.sql

@@ -123,7 +123,7 @@ as_root make "${make_args[@]}" install || abort "make install failed"
 heading "Regression tests (pg_virtualenv make installcheck, PostgreSQL $pg_major)"
 rm -rf results regression.diffs regression.out output_iso
 # TAP tests run in their own step below (they need a non-root user).
-pg_virtualenv -v "$pg_major" make "${make_args[@]}" TAP_TESTS= installcheck 2>&1 |
+pg_virtualenv -t -v "$pg_major" make "${make_args[@]}" TAP_TESTS= installcheck 2>&1 |
 	tee "$LOGDIR/regress.log"
 rc=${PIPESTATUS[0]}
 read -r p f < <(count_regress "$LOGDIR/regress.log")
