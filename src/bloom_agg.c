@@ -132,6 +132,48 @@ state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 	s->hashes[s->nhashes++] = h;
 }
 
+/*
+ * Merge b's hashes into a's: both sorted and free of duplicates, then one
+ * linear merge, instead of adding b's hashes one at a time (which would sort
+ * a again and again as it fills).
+ */
+static void
+state_merge_hashes(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
+{
+	size_t		na = bloom_sort_unique(a->hashes, a->nhashes);
+	size_t		nb = bloom_sort_unique(b->hashes, b->nhashes);
+	size_t		max = Max(na + nb, INITIAL_HASHES);
+	uint64	   *out = MemoryContextAllocHuge(cxt, max * sizeof(uint64));
+	size_t		i = 0,
+				j = 0,
+				n = 0;
+
+	while (i < na && j < nb)
+	{
+		uint64		x = a->hashes[i] <= b->hashes[j] ? a->hashes[i] : b->hashes[j];
+
+		if (a->hashes[i] == x)
+			i++;
+		if (j < nb && b->hashes[j] == x)
+			j++;
+		out[n++] = x;
+	}
+	while (i < na)
+		out[n++] = a->hashes[i++];
+	while (j < nb)
+		out[n++] = b->hashes[j++];
+
+	pfree(a->hashes);
+	a->hashes = out;
+	a->nhashes = n;
+	a->maxhashes = max;
+	b->nhashes = nb;
+
+	/* a sized state turns into bits once the list would outgrow them */
+	if (a->sized && n * sizeof(uint64) > a->nblocks * BLOOM_BLOCK_BYTES)
+		state_to_bits(a, cxt);
+}
+
 static MemoryContext
 agg_context(FunctionCallInfo fcinfo, const char *fname)
 {
@@ -249,11 +291,13 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 		for (uint64 i = 0; i < nbytes; i++)
 			a->f.bits[i] |= b->f.bits[i];
 	}
-	else
+	else if (a->filter)
 	{
 		for (size_t i = 0; i < b->nhashes; i++)
-			state_add(a, cxt, b->hashes[i]);
+			bloom_set_hash(a->f.bits, a->nblocks, a->k, b->hashes[i]);
 	}
+	else
+		state_merge_hashes(a, b, cxt);
 	PG_RETURN_POINTER(a);
 }
 
