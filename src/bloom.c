@@ -254,12 +254,9 @@ bloom_init_header(BloomFilter *f, uint64_t capacity, double rate,
 }
 
 /*
- * Sort an array of hashes and drop duplicates in place; returns the new
- * length.  An LSD radix sort would need a second buffer as large as the
- * first, and the aggregate's memory promise is 8 bytes per distinct key, so
- * this is an in-place MSD radix sort on the top byte, finished by insertion
- * sort on small buckets.  Sorted hashes also make the final bit setting walk
- * the blocks in order.
+ * Sort hashes, in place: an MSD radix sort on one byte at a time, finished by
+ * insertion sort on small buckets.  The fallback when no scratch space is
+ * given.
  */
 static void
 sort_msd(uint64_t *a, size_t n, int shift)
@@ -319,14 +316,92 @@ sort_msd(uint64_t *a, size_t n, int shift)
 			sort_msd(a + start[b], count[b], shift - 8);
 }
 
+/*
+ * Sort hashes using 2n slots of scratch space: hashes are uniform, so
+ * scattering them into about n buckets by their leading bits (above the
+ * smallest) leaves about one per bucket, and one insertion-sort pass over
+ * the nearly sorted result finishes the job.  Four linear passes, where the
+ * radix sort above needs many more on small arrays.
+ */
+static void
+sort_scatter(uint64_t *a, size_t n, uint64_t *scratch)
+{
+	uint64_t	lo = a[0],
+				hi = a[0];
+	uint64_t   *tmp = scratch;
+	uint64_t   *count = scratch + n;	/* nb + 1 <= n slots */
+	size_t		nb = 1;
+	int			shift = 0;
+	size_t		moves;
+
+	for (size_t i = 1; i < n; i++)
+	{
+		if (a[i] < lo)
+			lo = a[i];
+		if (a[i] > hi)
+			hi = a[i];
+	}
+	if (lo == hi)
+		return;
+	while (nb * 2 < n)
+		nb *= 2;
+	/* shift so that (hi - lo) >> shift < nb */
+	while (((hi - lo) >> shift) >= nb)
+		shift++;
+
+	memset(count, 0, (nb + 1) * sizeof(uint64_t));
+	for (size_t i = 0; i < n; i++)
+		count[((a[i] - lo) >> shift) + 1]++;
+	for (size_t b = 1; b <= nb; b++)
+		count[b] += count[b - 1];
+	for (size_t i = 0; i < n; i++)
+		tmp[count[(a[i] - lo) >> shift]++] = a[i];
+
+	/*
+	 * Insertion sort of the nearly sorted result back into a.  Should the
+	 * hashes be far from uniform (they are not, unless XXH3 is attacked), the
+	 * moves are counted and the radix sort takes over before this turns
+	 * quadratic.
+	 */
+	moves = 0;
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	v = tmp[i];
+		size_t		j = i;
+
+		while (j > 0 && a[j - 1] > v)
+		{
+			a[j] = a[j - 1];
+			j--;
+		}
+		a[j] = v;
+		moves += i - j;
+		if (moves > 16 * n)
+		{
+			memcpy(a + i + 1, tmp + i + 1, (n - i - 1) * sizeof(uint64_t));
+			sort_msd(a, n, 56);
+			return;
+		}
+	}
+}
+
+/*
+ * Sort an array of hashes and drop duplicates in place; returns the new
+ * length.  With scratch space for 2n hashes the sort is a few linear passes;
+ * without, an in-place radix sort.  Sorted hashes also make the final bit
+ * setting walk the blocks in order.
+ */
 size_t
-bloom_sort_unique(uint64_t *a, size_t n)
+bloom_sort_unique(uint64_t *a, size_t n, uint64_t *scratch)
 {
 	size_t		out;
 
 	if (n < 2)
 		return n;
-	sort_msd(a, n, 56);
+	if (scratch != NULL && n >= 4)
+		sort_scatter(a, n, scratch);
+	else
+		sort_msd(a, n, 56);
 	out = 1;
 	for (size_t i = 1; i < n; i++)
 		if (a[i] != a[out - 1])
@@ -628,4 +703,59 @@ bloom_set_hash_changed(uint8_t *bits, uint64_t nblocks, int k, uint64_t h)
 		return false;
 	bloom_set_hash(bits, nblocks, k, h);
 	return true;
+}
+
+/*
+ * Mean and standard deviation of the number of bits set by nkeys distinct
+ * keys, exactly for ideal hashing.
+ *
+ * With u the probability that a given bit is unset (bloom_estimate_keys),
+ * u1 that two bits of one block both are, and u2 that two bits of different
+ * blocks both are (a key lands in either block with probability 2/nblocks),
+ *
+ *		u = (1 - p/nblocks)^n,  u1 = (1 - p1/nblocks)^n,  u2 = (1 - 2p/nblocks)^n,
+ *		p = 1 - (1 - 1/512)^k,  p1 = 1 - (1 - 2/512)^k,
+ *
+ * the variance of the number of unset bits, and so of the number set, is
+ *
+ *		m u (1-u) + 511 m (u1 - u^2) + m (m - 512) (u2 - u^2).
+ *
+ * The differences are computed as e^b expm1(a - b) to keep their digits.
+ */
+void
+bloom_expected_fill(uint64_t nblocks, int k, double nkeys,
+					double *mean, double *sd)
+{
+	double		b = (double) nblocks;
+	double		m = b * BLOOM_BLOCK_BITS;
+	double		p = -expm1(k * log1p(-1.0 / BLOOM_BLOCK_BITS));
+	double		p1 = -expm1(k * log1p(-2.0 / BLOOM_BLOCK_BITS));
+	double		lu = nkeys * log1p(-p / b);
+	double		u = exp(lu);
+	double		var;
+
+	var = m * u * (1.0 - u) +
+		m * (BLOOM_BLOCK_BITS - 1) * exp(2 * lu) * expm1(nkeys * log1p(-p1 / b) - 2 * lu);
+	if (nblocks > 1)
+		var += m * (m - BLOOM_BLOCK_BITS) * exp(2 * lu) *
+			expm1(nkeys * log1p(-2 * p / b) - 2 * lu);
+	*mean = m * (1.0 - u);
+	*sd = var > 0.0 ? sqrt(var) : 0.0;
+}
+
+/*
+ * Is the filter over its design capacity: are more bits set than "capacity"
+ * keys would plausibly set (over three standard deviations above the mean)?
+ * Comparing the estimate with the capacity alone would flag half the filters
+ * that hold exactly their capacity, by the noise of the estimate.
+ */
+bool
+bloom_over_capacity(uint64_t nblocks, int k, uint64_t capacity,
+					uint64_t bits_set)
+{
+	double		mean,
+				sd;
+
+	bloom_expected_fill(nblocks, k, (double) capacity, &mean, &sd);
+	return (double) bits_set > mean + 3.0 * sd;
 }

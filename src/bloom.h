@@ -293,7 +293,7 @@ extern bool bloom_plan(uint64_t capacity, double rate,
 extern uint64_t bloom_max_capacity(double rate);
 extern void bloom_init_header(BloomFilter *f, uint64_t capacity, double rate,
 							  uint64_t nblocks, int k, const char *family);
-extern size_t bloom_sort_unique(uint64_t *a, size_t n);
+extern size_t bloom_sort_unique(uint64_t *a, size_t n, uint64_t *scratch);
 extern uint64_t bloom_popcount(const uint8_t *bits, size_t nbytes);
 
 /*
@@ -339,6 +339,10 @@ extern void bloom_fill_stats(const uint8_t *bits, uint64_t nblocks, int k,
 extern double bloom_estimate_keys(uint64_t nblocks, int k, uint64_t bits_set);
 extern bool bloom_set_hash_changed(uint8_t *bits, uint64_t nblocks, int k,
 								   uint64_t h);
+extern void bloom_expected_fill(uint64_t nblocks, int k, double nkeys,
+								double *mean, double *sd);
+extern bool bloom_over_capacity(uint64_t nblocks, int k, uint64_t capacity,
+								uint64_t bits_set);
 
 /* --- bloom_format.c: encode, decode, validate, base64 --- */
 

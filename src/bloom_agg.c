@@ -7,15 +7,21 @@
  * The state starts as a list of 64-bit key hashes, because a key's bits
  * depend only on its hash and the filter's geometry:
  *
- * - Unsized, bloom_agg(key): the list is kept sorted and free of duplicates
- *   from time to time, and the final function sizes the filter for the number
- *   of distinct hashes at the default rate.  Memory: 8 to 16 bytes per
- *   distinct key, plus the final filter.
+ * - Unsized, bloom_agg(key): duplicates are dropped from time to time, and
+ *   the final function sizes the filter for the number of distinct hashes at
+ *   the default rate.  Memory: 8 to 16 bytes per distinct key, plus the final
+ *   filter.
  * - Sized, bloom_agg(key, capacity, rate): the list turns into the filter's
  *   bits once it would take more room than they do.  So many small groups do
  *   not each allocate a large bit array, and a large group costs the filter's
  *   size.  The result has exactly the bits that bloom_create followed by
  *   bloom_add of every key gives.
+ *
+ * Dropping duplicates means sorting, and sorting one big array of random
+ * hashes is slow (every pass misses the cache).  So once the list is large it
+ * is split into 256 lists by the top byte of the hash: each is sorted on its
+ * own, within the cache, and taken in order they are sorted as a whole, which
+ * also lets the final function set the bits block by block, in order.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -35,6 +41,15 @@
 #include "bloomfilter.h"
 
 #define INITIAL_HASHES	16
+#define NBUCKETS		256		/* lists after the split, by the top byte */
+#define SPLIT_HASHES	32768	/* split once the single list holds this many */
+
+typedef struct HashList
+{
+	uint64	   *h;
+	size_t		n;
+	size_t		max;
+} HashList;
 
 typedef struct BloomAggState
 {
@@ -44,12 +59,21 @@ typedef struct BloomAggState
 	double		rate;			/* sized only */
 	uint64		nblocks;		/* sized only: the geometry */
 	int			k;
-	uint64	   *hashes;			/* while collecting hashes */
-	size_t		nhashes;
-	size_t		maxhashes;
+	/* while collecting hashes: one list, or NBUCKETS by the top byte */
+	HashList   *lists;
+	int			nlists;
+	size_t		allocated;		/* slots in all lists */
 	bytea	   *filter;			/* sized, once turned into bits */
 	BloomFilter f;				/* header of filter; f.bits into it */
 } BloomAggState;
+
+static void
+list_init(HashList *l, size_t max, MemoryContext cxt)
+{
+	l->h = MemoryContextAllocHuge(cxt, max * sizeof(uint64));
+	l->n = 0;
+	l->max = max;
+}
 
 static BloomAggState *
 state_new(MemoryContext cxt, const char *family, bool sized,
@@ -65,12 +89,54 @@ state_new(MemoryContext cxt, const char *family, bool sized,
 		s->capacity = capacity;
 		s->rate = rate;
 	}
-	s->maxhashes = INITIAL_HASHES;
-	s->hashes = MemoryContextAlloc(cxt, s->maxhashes * sizeof(uint64));
+	s->nlists = 1;
+	s->lists = MemoryContextAlloc(cxt, sizeof(HashList));
+	list_init(&s->lists[0], INITIAL_HASHES, cxt);
+	s->allocated = INITIAL_HASHES;
 	return s;
 }
 
-/* Sized state: replace the hash list by the filter's bits. */
+/* Sort every list and drop duplicates; returns the number of hashes left. */
+static size_t
+state_sort(BloomAggState *s)
+{
+	size_t		total = 0;
+
+	size_t		longest = 0;
+	uint64	   *scratch;
+
+	for (int i = 0; i < s->nlists; i++)
+		longest = Max(longest, s->lists[i].n);
+	scratch = palloc_extended(Max(2 * longest, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
+	for (int i = 0; i < s->nlists; i++)
+	{
+		s->lists[i].n = bloom_sort_unique(s->lists[i].h, s->lists[i].n, scratch);
+		total += s->lists[i].n;
+	}
+	pfree(scratch);
+	return total;
+}
+
+static void
+set_all_hashes(BloomAggState *s, uint8 *bits, uint64 nblocks, int k)
+{
+	for (int i = 0; i < s->nlists; i++)
+		for (size_t j = 0; j < s->lists[i].n; j++)
+			bloom_set_hash(bits, nblocks, k, s->lists[i].h[j]);
+}
+
+static void
+free_lists(BloomAggState *s)
+{
+	for (int i = 0; i < s->nlists; i++)
+		pfree(s->lists[i].h);
+	pfree(s->lists);
+	s->lists = NULL;
+	s->nlists = 0;
+	s->allocated = 0;
+}
+
+/* Sized state: replace the hash lists by the filter's bits. */
 static void
 state_to_bits(BloomAggState *s, MemoryContext cxt)
 {
@@ -79,99 +145,95 @@ state_to_bits(BloomAggState *s, MemoryContext cxt)
 	s->filter = bloom_new((uint64) s->capacity, s->rate, s->nblocks, s->k,
 						  s->family);
 	bloom_open(s->filter, &s->f);
-	for (size_t i = 0; i < s->nhashes; i++)
-		bloom_set_hash(s->f.bits, s->nblocks, s->k, s->hashes[i]);
-	pfree(s->hashes);
-	s->hashes = NULL;
-	s->nhashes = s->maxhashes = 0;
+	set_all_hashes(s, s->f.bits, s->nblocks, s->k);
+	free_lists(s);
 	MemoryContextSwitchTo(old);
 }
 
+/* Split the single list into NBUCKETS lists by the top byte. */
+static void
+state_split(BloomAggState *s, MemoryContext cxt)
+{
+	HashList	flat = s->lists[0];
+	size_t		count[NBUCKETS] = {0};
+
+	for (size_t j = 0; j < flat.n; j++)
+		count[flat.h[j] >> 56]++;
+	pfree(s->lists);
+	s->lists = MemoryContextAlloc(cxt, NBUCKETS * sizeof(HashList));
+	s->nlists = NBUCKETS;
+	s->allocated = 0;
+	for (int i = 0; i < NBUCKETS; i++)
+	{
+		list_init(&s->lists[i], Max(INITIAL_HASHES, 2 * count[i]), cxt);
+		s->allocated += s->lists[i].max;
+	}
+	for (size_t j = 0; j < flat.n; j++)
+	{
+		HashList   *l = &s->lists[flat.h[j] >> 56];
+
+		l->h[l->n++] = flat.h[j];
+	}
+	pfree(flat.h);
+}
+
 /*
- * The hash list is full: drop duplicates, and grow it if that did not free
- * half of it (or, sized, turn it into bits once it would outgrow them).
+ * A hash list is full: drop its duplicates, and grow it if that did not free
+ * half of it.  Along the way a sized state turns into bits once its lists
+ * would outgrow them, and a large single list is split.
  */
 static void
-state_make_room(BloomAggState *s, MemoryContext cxt)
+state_make_room(BloomAggState *s, HashList *l, MemoryContext cxt)
 {
-	s->nhashes = bloom_sort_unique(s->hashes, s->nhashes);
-	if (s->nhashes <= s->maxhashes / 2)
+	uint64	   *scratch = palloc_extended(2 * l->n * sizeof(uint64), MCXT_ALLOC_HUGE);
+
+	l->n = bloom_sort_unique(l->h, l->n, scratch);
+	pfree(scratch);
+	if (l->n <= l->max / 2)
 		return;
 	if (s->sized &&
-		(s->maxhashes * 2) * sizeof(uint64) > s->nblocks * BLOOM_BLOCK_BYTES)
+		(s->allocated + l->max) * sizeof(uint64) > s->nblocks * BLOOM_BLOCK_BYTES)
 	{
 		state_to_bits(s, cxt);
 		return;
 	}
-	if (s->maxhashes * 2 > MaxAllocHugeSize / sizeof(uint64))
+	if (s->nlists == 1 && l->n >= SPLIT_HASHES)
+	{
+		state_split(s, cxt);
+		return;
+	}
+	if (l->max * 2 > MaxAllocHugeSize / sizeof(uint64))
 		ereport(ERROR,
 				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				errmsg("bloom_agg saw too many distinct keys"),
 				errhint("Give bloom_agg a capacity and a false-positive rate."));
-	s->maxhashes *= 2;
-	s->hashes = repalloc_huge(s->hashes, s->maxhashes * sizeof(uint64));
+	s->allocated += l->max;
+	l->max *= 2;
+	l->h = repalloc_huge(l->h, l->max * sizeof(uint64));
 }
 
 static inline void
 state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 {
+	HashList   *l;
+
 	if (s->filter)
 	{
 		bloom_set_hash(s->f.bits, s->nblocks, s->k, h);
 		return;
 	}
-	if (s->nhashes == s->maxhashes)
+	l = &s->lists[s->nlists == 1 ? 0 : h >> 56];
+	if (unlikely(l->n == l->max))
 	{
-		state_make_room(s, cxt);
+		state_make_room(s, l, cxt);
 		if (s->filter)
 		{
 			bloom_set_hash(s->f.bits, s->nblocks, s->k, h);
 			return;
 		}
+		l = &s->lists[s->nlists == 1 ? 0 : h >> 56];
 	}
-	s->hashes[s->nhashes++] = h;
-}
-
-/*
- * Merge b's hashes into a's: both sorted and free of duplicates, then one
- * linear merge, instead of adding b's hashes one at a time (which would sort
- * a again and again as it fills).
- */
-static void
-state_merge_hashes(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
-{
-	size_t		na = bloom_sort_unique(a->hashes, a->nhashes);
-	size_t		nb = bloom_sort_unique(b->hashes, b->nhashes);
-	size_t		max = Max(na + nb, INITIAL_HASHES);
-	uint64	   *out = MemoryContextAllocHuge(cxt, max * sizeof(uint64));
-	size_t		i = 0,
-				j = 0,
-				n = 0;
-
-	while (i < na && j < nb)
-	{
-		uint64		x = a->hashes[i] <= b->hashes[j] ? a->hashes[i] : b->hashes[j];
-
-		if (a->hashes[i] == x)
-			i++;
-		if (j < nb && b->hashes[j] == x)
-			j++;
-		out[n++] = x;
-	}
-	while (i < na)
-		out[n++] = a->hashes[i++];
-	while (j < nb)
-		out[n++] = b->hashes[j++];
-
-	pfree(a->hashes);
-	a->hashes = out;
-	a->nhashes = n;
-	a->maxhashes = max;
-	b->nhashes = nb;
-
-	/* a sized state turns into bits once the list would outgrow them */
-	if (a->sized && n * sizeof(uint64) > a->nblocks * BLOOM_BLOCK_BYTES)
-		state_to_bits(a, cxt);
+	l->h[l->n++] = h;
 }
 
 static MemoryContext
@@ -246,12 +308,16 @@ state_copy(const BloomAggState *src, MemoryContext cxt)
 		s->filter = MemoryContextAllocHuge(cxt, VARSIZE(src->filter));
 		memcpy(s->filter, src->filter, VARSIZE(src->filter));
 		bloom_open(s->filter, &s->f);
+		return s;
 	}
-	else
+	s->lists = MemoryContextAlloc(cxt, src->nlists * sizeof(HashList));
+	s->allocated = 0;
+	for (int i = 0; i < src->nlists; i++)
 	{
-		s->maxhashes = Max(src->nhashes, INITIAL_HASHES);
-		s->hashes = MemoryContextAllocHuge(cxt, s->maxhashes * sizeof(uint64));
-		memcpy(s->hashes, src->hashes, src->nhashes * sizeof(uint64));
+		list_init(&s->lists[i], Max(src->lists[i].n, INITIAL_HASHES), cxt);
+		memcpy(s->lists[i].h, src->lists[i].h, src->lists[i].n * sizeof(uint64));
+		s->lists[i].n = src->lists[i].n;
+		s->allocated += s->lists[i].max;
 	}
 	return s;
 }
@@ -291,13 +357,12 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 		for (uint64 i = 0; i < nbytes; i++)
 			a->f.bits[i] |= b->f.bits[i];
 	}
-	else if (a->filter)
-	{
-		for (size_t i = 0; i < b->nhashes; i++)
-			bloom_set_hash(a->f.bits, a->nblocks, a->k, b->hashes[i]);
-	}
 	else
-		state_merge_hashes(a, b, cxt);
+	{
+		for (int i = 0; i < b->nlists; i++)
+			for (size_t j = 0; j < b->lists[i].n; j++)
+				state_add(a, cxt, b->lists[i].h[j]);
+	}
 	PG_RETURN_POINTER(a);
 }
 
@@ -331,10 +396,9 @@ bloom_agg_serialize(PG_FUNCTION_ARGS)
 	else
 	{
 		/* sorting is harmless: the state means the same set of hashes */
-		s->nhashes = bloom_sort_unique(s->hashes, s->nhashes);
 		h.mode = BLOOM_STATE_HASHES;
-		h.count = s->nhashes;
-		bodylen = s->nhashes * sizeof(uint64);
+		h.count = state_sort(s);
+		bodylen = h.count * sizeof(uint64);
 	}
 	if (BLOOM_STATE_HEADER_SIZE + bodylen > MaxAllocSize - VARHDRSZ)
 		ereport(ERROR,
@@ -350,8 +414,9 @@ bloom_agg_serialize(PG_FUNCTION_ARGS)
 	if (s->filter)
 		memcpy(p, BLOOM_PAYLOAD(s->filter), bodylen);
 	else
-		for (size_t i = 0; i < s->nhashes; i++)
-			bloom_put_u64(p + 8 * i, s->hashes[i]);
+		for (int i = 0; i < s->nlists; i++)
+			for (size_t j = 0; j < s->lists[i].n; j++, p += 8)
+				bloom_put_u64(p, s->lists[i].h[j]);
 	PG_RETURN_BYTEA_P(out);
 }
 
@@ -412,11 +477,12 @@ bloom_agg_deserialize(PG_FUNCTION_ARGS)
 	}
 	else
 	{
-		s->nhashes = h.count;
-		s->maxhashes = Max(h.count, INITIAL_HASHES);
-		s->hashes = palloc_extended(s->maxhashes * sizeof(uint64), MCXT_ALLOC_HUGE);
-		for (size_t i = 0; i < s->nhashes; i++)
-			s->hashes[i] = bloom_get_u64(body + 8 * i);
+		s->nlists = 1;
+		s->lists = palloc(sizeof(HashList));
+		list_init(&s->lists[0], INITIAL_HASHES, CurrentMemoryContext);
+		s->allocated = INITIAL_HASHES;
+		for (size_t i = 0; i < h.count; i++)
+			state_add(s, CurrentMemoryContext, bloom_get_u64(body + 8 * i));
 	}
 	PG_RETURN_POINTER(s);
 }
@@ -503,21 +569,19 @@ bloom_agg_final(PG_FUNCTION_ARGS)
 	}
 
 	/* sorted hashes also set the bits block by block, in order */
-	s->nhashes = bloom_sort_unique(s->hashes, s->nhashes);
 	if (s->sized)
 	{
+		state_sort(s);
 		v = bloom_new((uint64) s->capacity, s->rate, s->nblocks, s->k, s->family);
-		k = s->k;
 	}
 	else
 	{
-		int64		n = Max((int64) s->nhashes, 1);
+		int64		n = Max((int64) state_sort(s), 1);
 
 		bloom_plan_or_error(n, BLOOM_DEFAULT_RATE, &nblocks, &k);
 		v = bloom_new((uint64) n, BLOOM_DEFAULT_RATE, nblocks, k, s->family);
 	}
 	bloom_open(v, &f);
-	for (size_t i = 0; i < s->nhashes; i++)
-		bloom_set_hash(f.bits, f.nblocks, f.nhashes, s->hashes[i]);
+	set_all_hashes(s, f.bits, f.nblocks, f.nhashes);
 	PG_RETURN_BLOOM_P(v);
 }
