@@ -122,8 +122,9 @@ fewest_blocks(uint64_t lo, uint64_t hi, int k, double n, double rate)
 
 /*
  * Choose the number of blocks and bits per key for "capacity" keys at a
- * false-positive rate of at most "rate", using as few blocks as possible
- * (ties go to the smaller k: fewer bits to touch per probe).
+ * false-positive rate of at most "rate", using as few blocks as possible,
+ * and among the k that reach the rate with that many blocks, the one with the
+ * lowest expected rate.
  *
  * Returns false when no filter within BLOOM_MAX_NBLOCKS will do.  The answer
  * is memoized: an aggregate over many groups asks the same few questions
@@ -151,7 +152,6 @@ bloom_plan(uint64_t capacity, double rate, uint64_t *nblocks, int *k)
 	uint64_t	floor_blocks;
 	uint64_t	best_blocks = 0;
 	int			best_k = 0;
-	int			kc;
 	PlanMemo   *memo;
 
 	memo = &plan_memo[(capacity * UINT64_C(0x9E3779B97F4A7C15) +
@@ -170,19 +170,20 @@ bloom_plan(uint64_t capacity, double rate, uint64_t *nblocks, int *k)
 
 	if (floor_blocks <= BLOOM_MAX_NBLOCKS)
 	{
-		/* the best k of a blocked filter is at or a little below classic's */
-		kc = (int) lround(classic * M_LN2);
-		if (kc < 1)
-			kc = 1;
-
-		/* first within 3x the classic size (always enough in practice) */
+		/*
+		 * Every k is tried: at very small rates the best k of a blocked
+		 * filter is far from the classic one.  The search for each k is
+		 * bounded by the best block count found so far, and the answer is
+		 * memoized, so this stays cheap.
+		 */
 		for (int pass = 0; pass < 2 && best_blocks == 0; pass++)
 		{
+			/* first within 3x the classic size (always enough in practice) */
 			uint64_t	hi = pass == 0 ? floor_blocks * 3 + 2 : BLOOM_MAX_NBLOCKS;
 
 			if (hi > BLOOM_MAX_NBLOCKS)
 				hi = BLOOM_MAX_NBLOCKS;
-			for (int kk = kc > 6 ? kc - 6 : 1; kk <= kc + 2 && kk <= BLOOM_MAX_K; kk++)
+			for (int kk = 1; kk <= BLOOM_MAX_K; kk++)
 			{
 				uint64_t	b = fewest_blocks(floor_blocks,
 											  best_blocks ? best_blocks : hi,
@@ -193,6 +194,23 @@ bloom_plan(uint64_t capacity, double rate, uint64_t *nblocks, int *k)
 					best_blocks = b;
 					best_k = kk;
 				}
+			}
+		}
+	}
+
+	/* among the k that reach the rate with that many blocks, the best rate */
+	if (best_blocks != 0)
+	{
+		double		best_fpr = bloom_expected_fpr(best_blocks, best_k, n);
+
+		for (int kk = 1; kk <= BLOOM_MAX_K; kk++)
+		{
+			double		fpr = bloom_expected_fpr(best_blocks, kk, n);
+
+			if (fpr < best_fpr)
+			{
+				best_fpr = fpr;
+				best_k = kk;
 			}
 		}
 	}

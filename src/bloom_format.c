@@ -57,7 +57,51 @@ bloom_write_header(uint8_t *p, const BloomFilter *f)
 	strncpy((char *) p + BLOOM_OFF_FAMILY, f->family, BLOOM_FAMILY_LEN - 1);
 }
 
-/* A family name is NUL-terminated inside its field and zero-padded after. */
+/*
+ * Length of the well-formed UTF-8 sequence at p (at most n bytes), or 0 if
+ * there is none: no overlong forms, no surrogates, nothing above U+10FFFF.
+ */
+static int
+utf8_sequence(const uint8_t *p, int n)
+{
+	int			len;
+	uint8_t		lo = 0x80,
+				hi = 0xBF;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xC2 && p[0] <= 0xDF)
+		len = 2;
+	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+	{
+		len = 3;
+		if (p[0] == 0xE0)
+			lo = 0xA0;
+		if (p[0] == 0xED)
+			hi = 0x9F;
+	}
+	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+	{
+		len = 4;
+		if (p[0] == 0xF0)
+			lo = 0x90;
+		if (p[0] == 0xF4)
+			hi = 0x8F;
+	}
+	else
+		return 0;
+	if (len > n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (int i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xBF)
+			return 0;
+	return len;
+}
+
+/*
+ * A family name is UTF-8 without control characters, NUL-terminated inside
+ * its field and zero-padded after.
+ */
 static bool
 family_ok(const uint8_t *fam)
 {
@@ -65,11 +109,16 @@ family_ok(const uint8_t *fam)
 
 	while (i < BLOOM_FAMILY_LEN && fam[i] != 0)
 	{
+		int			len;
+
 		if (fam[i] < 0x20 || fam[i] == 0x7f)
 			return false;
-		i++;
+		len = utf8_sequence(fam + i, BLOOM_FAMILY_LEN - i);
+		if (len == 0)
+			return false;
+		i += len;
 	}
-	if (i == BLOOM_FAMILY_LEN)
+	if (i >= BLOOM_FAMILY_LEN)
 		return false;
 	for (; i < BLOOM_FAMILY_LEN; i++)
 		if (fam[i] != 0)
@@ -186,7 +235,7 @@ bloom_error_message(BloomError err)
 		case BLOOM_ERR_RESERVED:
 			return "Reserved header bytes are not zero.";
 		case BLOOM_ERR_FAMILY:
-			return "The key family name is not a NUL-padded string.";
+			return "The key family name is not a NUL-padded UTF-8 string.";
 	}
 	return "unknown error";
 }
@@ -228,7 +277,7 @@ bloom_state_check(const uint8_t *p, size_t len, BloomStateHeader *s,
 	s->sized = p[6] == 1;
 	s->count = bloom_get_u64(p + 8);
 	if (!family_ok(p + 16))
-		return "The key family name is not a NUL-padded string.";
+		return "The key family name is not a NUL-padded UTF-8 string.";
 	memcpy(s->family, p + 16, BLOOM_FAMILY_LEN);
 	s->capacity = bloom_get_u64(p + 80);
 	s->rate = bits_double(bloom_get_u64(p + 88));

@@ -20,10 +20,11 @@
 
 #include "fmgr.h"
 #include "libpq/pqformat.h"
+#include "mb/pg_wchar.h"
 
 #include "bloomfilter.h"
 
-/* how much of a bad literal an error message quotes */
+/* how many bytes of a bad literal an error message quotes, at most */
 #define QUOTE_MAX 40
 
 /*
@@ -36,6 +37,7 @@ bloom_in(PG_FUNCTION_ARGS)
 	char	   *str = PG_GETARG_CSTRING(0);
 	Node	   *escontext = fcinfo->context;
 	size_t		slen = strlen(str);
+	int			quote = pg_mbcliplen(str, (int) Min(slen, 2 * QUOTE_MAX), QUOTE_MAX);
 	size_t		len;
 	bytea	   *v;
 
@@ -45,7 +47,7 @@ bloom_in(PG_FUNCTION_ARGS)
 		bloom_ereturn(escontext, (Datum) 0,
 					  errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					  errmsg("invalid input syntax for type bloom: \"%.*s%s\"",
-							 QUOTE_MAX, str, slen > QUOTE_MAX ? "..." : ""),
+							 quote, str, slen > (size_t) quote ? "..." : ""),
 					  errdetail("A bloom literal is the base64 text that bloom output writes; its length must be a multiple of 4 and at most that of the largest filter, but it is %zu.",
 								slen));
 	}
@@ -57,7 +59,7 @@ bloom_in(PG_FUNCTION_ARGS)
 		bloom_ereturn(escontext, (Datum) 0,
 					  errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					  errmsg("invalid input syntax for type bloom: \"%.*s%s\"",
-							 QUOTE_MAX, str, slen > QUOTE_MAX ? "..." : ""),
+							 quote, str, slen > (size_t) quote ? "..." : ""),
 					  errdetail("A bloom literal is base64 (A-Z, a-z, 0-9, +, /) with = padding only at the end."));
 	}
 	if (!bloom_validate(v, ERRCODE_INVALID_TEXT_REPRESENTATION, escontext))

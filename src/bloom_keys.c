@@ -27,6 +27,8 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
@@ -46,9 +48,14 @@
 #define BYTE_ORDER_SUFFIX ""
 #endif
 
+/*
+ * Record the family name, in UTF-8 whatever the database encoding, so that a
+ * filter means the same in every database.
+ */
 static void
 set_family(BloomKeyType *kt, const char *name)
 {
+	name = pg_server_to_any(name, strlen(name), PG_UTF8);
 	if (strlen(name) >= BLOOM_FAMILY_LEN)
 		ereport(ERROR,
 				errcode(ERRCODE_NAME_TOO_LONG),
@@ -306,11 +313,38 @@ void
 bloom_check_family(const BloomFilter *f, const BloomKeyType *kt)
 {
 	if (f->family[0] != '\0' && strcmp(f->family, kt->family) != 0)
+	{
+		const char *have = bloom_family_display(f->family);
+
 		ereport(ERROR,
 				errcode(ERRCODE_DATATYPE_MISMATCH),
 				errmsg("bloom filter key of type %s does not match the filter's key family",
 					   format_type_be(kt->typid)),
 				errdetail("The filter holds keys of family \"%s\"; the key is of family \"%s\".",
-						  f->family, kt->family),
-				errhint("Cast the key to a type of family \"%s\".", f->family));
+						  have, bloom_family_display(kt->family)),
+				errhint("Cast the key to a type of family \"%s\".", have));
+	}
+}
+
+/*
+ * A family name (UTF-8) fit for a message in the database encoding: as it is
+ * where the database is UTF-8 or the name is ASCII, else with its non-ASCII
+ * bytes escaped, since a conversion could itself fail.
+ */
+const char *
+bloom_family_display(const char *family)
+{
+	StringInfoData buf;
+
+	if (GetDatabaseEncoding() == PG_UTF8)
+		return family;
+	initStringInfo(&buf);
+	for (const unsigned char *p = (const unsigned char *) family; *p; p++)
+	{
+		if (*p < 0x80)
+			appendStringInfoChar(&buf, (char) *p);
+		else
+			appendStringInfo(&buf, "\\x%02x", *p);
+	}
+	return buf.data;
 }

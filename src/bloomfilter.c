@@ -78,14 +78,21 @@ bloom_plan_or_error(int64 capacity, double rate, uint64 *nblocks, int *k)
 					   rate),
 				errhint("Pass a rate such as 0.01 for one false positive in a hundred probes."));
 	if (!bloom_plan((uint64) capacity, rate, nblocks, k))
+	{
+		uint64		most = bloom_max_capacity(rate);
+
 		ereport(ERROR,
 				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				errmsg("bloom filter for " INT64_FORMAT " keys at false-positive rate %g would be too large",
-					   capacity, rate),
+				errmsg_plural("bloom filter for " INT64_FORMAT " key at false-positive rate %g would be too large",
+							  "bloom filter for " INT64_FORMAT " keys at false-positive rate %g would be too large",
+							  capacity, capacity, rate),
 				errdetail("A filter holds at most %llu bytes of bits, so that its text form (used by pg_dump and COPY) fits in the 1 GB limit of a value.",
 						  (unsigned long long) BLOOM_MAX_BITS_BYTES),
+				most > 0 ?
 				errhint("At this rate the capacity can be at most %llu; raise the rate or split the keys across several filters.",
-						(unsigned long long) bloom_max_capacity(rate)));
+						(unsigned long long) most) :
+				errhint("No filter reaches this rate; raise the rate."));
+	}
 }
 
 /*
