@@ -20,7 +20,8 @@ OBJS = \
 	src/bloom_keys.o \
 	src/bloom_io.o \
 	src/bloom_funcs.o \
-	src/bloom_agg.o
+	src/bloom_agg.o \
+	src/bloom_ops.o
 PGFILEDESC = "bloomfilter - Bloom filter data type and aggregate"
 
 # Install script plus every upgrade script (bloomfilter--A--B.sql).
@@ -36,7 +37,9 @@ REGRESS = \
 	bloom_agg \
 	bloom_parallel \
 	bloom_cache \
-	bloom_hash
+	bloom_hash \
+	bloom_ops \
+	bloom_info
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src

@@ -113,3 +113,202 @@ CREATE AGGREGATE bloom_agg(key anyelement, capacity bigint, false_positive_rate 
 );
 
 COMMENT ON AGGREGATE bloom_agg(anyelement, bigint, float8) IS 'bloom filter of the non-null keys with the size of bloom_create(capacity, false_positive_rate)';
+
+-- combining filters: union and intersection
+
+CREATE FUNCTION bloom_union(a bloom, b bloom) RETURNS bloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_union(bloom, bloom) IS 'filter holding every key of either filter (bitwise OR); bit for bit the filter built over all their keys';
+
+CREATE FUNCTION bloom_intersect(a bloom, b bloom) RETURNS bloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_intersect(bloom, bloom) IS 'filter holding every key of both filters (bitwise AND); may also answer maybe for some keys of only one';
+
+CREATE OPERATOR | (
+	LEFTARG = bloom,
+	RIGHTARG = bloom,
+	FUNCTION = bloom_union,
+	COMMUTATOR = |
+);
+
+COMMENT ON OPERATOR | (bloom, bloom) IS 'union of two bloom filters';
+
+CREATE OPERATOR & (
+	LEFTARG = bloom,
+	RIGHTARG = bloom,
+	FUNCTION = bloom_intersect,
+	COMMUTATOR = &
+);
+
+COMMENT ON OPERATOR & (bloom, bloom) IS 'intersection of two bloom filters';
+
+-- support functions are not STRICT: they see the NULL first state and skip
+-- NULL filters
+CREATE FUNCTION bloom_union_agg_trans(internal, bloom) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION bloom_intersect_agg_trans(internal, bloom) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION bloom_union_agg_combine(internal, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION bloom_intersect_agg_combine(internal, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION bloom_setop_agg_serialize(internal) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_setop_agg_deserialize(bytea, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_union_agg_final(internal) RETURNS bloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION bloom_intersect_agg_final(internal) RETURNS bloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- SSPACE: the state is a whole filter; 64 kB is one of about 50,000 keys at
+-- a rate of 0.01
+CREATE AGGREGATE bloom_union_agg(bloom) (
+	SFUNC = bloom_union_agg_trans,
+	STYPE = internal,
+	SSPACE = 65536,
+	FINALFUNC = bloom_union_agg_final,
+	COMBINEFUNC = bloom_union_agg_combine,
+	SERIALFUNC = bloom_setop_agg_serialize,
+	DESERIALFUNC = bloom_setop_agg_deserialize,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloom_union_agg(bloom) IS 'union of the non-null filters; NULL over no filters';
+
+CREATE AGGREGATE bloom_intersect_agg(bloom) (
+	SFUNC = bloom_intersect_agg_trans,
+	STYPE = internal,
+	SSPACE = 65536,
+	FINALFUNC = bloom_intersect_agg_final,
+	COMBINEFUNC = bloom_intersect_agg_combine,
+	SERIALFUNC = bloom_setop_agg_serialize,
+	DESERIALFUNC = bloom_setop_agg_deserialize,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloom_intersect_agg(bloom) IS 'intersection of the non-null filters; NULL over no filters';
+
+-- equality, and a hash operator class for DISTINCT, GROUP BY, UNION and hash
+-- joins
+
+CREATE FUNCTION bloom_eq(a bloom, b bloom) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_eq(bloom, bloom) IS 'true if the filters have the same header and bits';
+
+CREATE FUNCTION bloom_ne(a bloom, b bloom) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_ne(bloom, bloom) IS 'true if the filters differ in header or bits';
+
+CREATE FUNCTION bloom_value_hash(bloom) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_value_hash(bloom) IS 'hash of a whole filter value, for the hash operator class';
+
+CREATE FUNCTION bloom_value_hash_extended(bloom, bigint) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_value_hash_extended(bloom, bigint) IS 'seeded 64-bit hash of a whole filter value, for the hash operator class';
+
+CREATE OPERATOR = (
+	LEFTARG = bloom,
+	RIGHTARG = bloom,
+	FUNCTION = bloom_eq,
+	COMMUTATOR = =,
+	NEGATOR = <>,
+	RESTRICT = eqsel,
+	JOIN = eqjoinsel,
+	HASHES
+);
+
+COMMENT ON OPERATOR = (bloom, bloom) IS 'same header and bits';
+
+CREATE OPERATOR <> (
+	LEFTARG = bloom,
+	RIGHTARG = bloom,
+	FUNCTION = bloom_ne,
+	COMMUTATOR = <>,
+	NEGATOR = =,
+	RESTRICT = neqsel,
+	JOIN = neqjoinsel
+);
+
+COMMENT ON OPERATOR <> (bloom, bloom) IS 'different header or bits';
+
+CREATE OPERATOR CLASS bloom_ops
+	DEFAULT FOR TYPE bloom USING hash AS
+	OPERATOR 1 = (bloom, bloom),
+	FUNCTION 1 bloom_value_hash(bloom),
+	FUNCTION 2 bloom_value_hash_extended(bloom, bigint);
+
+-- inspecting and estimating
+
+CREATE FUNCTION bloom_info(filter bloom,
+	OUT version integer,
+	OUT layout text,
+	OUT hash_scheme text,
+	OUT nblocks bigint,
+	OUT nbits bigint,
+	OUT nbytes bigint,
+	OUT nhashes integer,
+	OUT seed numeric,
+	OUT key_family text,
+	OUT design_capacity bigint,
+	OUT design_false_positive_rate float8,
+	OUT bits_set bigint,
+	OUT fill_ratio float8,
+	OUT estimated_keys float8,
+	OUT current_false_positive_rate float8,
+	OUT over_capacity boolean)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_info(bloom) IS 'header of the filter, its fill, the estimated number of keys, the current false-positive rate, and whether it is over its design capacity';
+
+CREATE FUNCTION bloom_cardinality(filter bloom) RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_cardinality(bloom) IS 'estimated number of distinct keys in the filter, from its fill';
+
+CREATE FUNCTION bloom_false_positive_rate(filter bloom) RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_false_positive_rate(bloom) IS 'probability that the filter reports a key it never got as present, from its bits';
+
+CREATE FUNCTION bloom_union_cardinality(a bloom, b bloom) RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_union_cardinality(bloom, bloom) IS 'estimated number of distinct keys in either filter';
+
+CREATE FUNCTION bloom_intersect_cardinality(a bloom, b bloom) RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_intersect_cardinality(bloom, bloom) IS 'estimated number of distinct keys in both filters, as |A| + |B| - |A union B|';
+
+CREATE FUNCTION bloom_size(capacity bigint, false_positive_rate float8 DEFAULT 0.01,
+	OUT nbytes bigint,
+	OUT nbits bigint,
+	OUT nhashes integer,
+	OUT nblocks bigint,
+	OUT expected_false_positive_rate float8)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_size(bigint, float8) IS 'size in bytes and bits, hash count and blocks of bloom_create(capacity, false_positive_rate), and its expected rate at capacity';
+
+-- adding with a report
+
+-- not STRICT: a NULL key returns the filter unchanged and added false
+CREATE FUNCTION bloom_add_new(INOUT filter bloom, key anyelement, OUT added boolean)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_add_new(bloom, anyelement) IS 'copy of the filter with the key added, and whether the key was surely new (some bit changed)';

@@ -65,8 +65,9 @@
  * order.
  *
  * capacity and rate are what the filter was sized for.  Probing uses only
- * seed, nblocks and nhashes, so those are what must match for two filters to
- * be combined.
+ * seed, nblocks and nhashes, so those (and the key family) are what must
+ * match for two filters to be combined; block counts that are whole
+ * multiples of each other fold (see bloom_fold).
  */
 #define BLOOM_MAGIC				"BLMF"
 #define BLOOM_VERSION			1

@@ -95,8 +95,10 @@ bloom_add(PG_FUNCTION_ARGS)
  * value keeps for its whole life and never shares), in a small open-addressing
  * table: a join against a table of per-partition filters hits it as well as a
  * scalar subquery does.  The copies are 64-byte aligned so that each block is
- * one cache line.  When the copies outgrow the budget, the cache is emptied
- * and starts again.
+ * one cache line.  The table grows with the number of filters (a table of
+ * one filter per day holds hundreds); when the copies outgrow the memory
+ * budget, or the table its largest size, the cache is emptied and starts
+ * again.
  *
  * Reading a large filter whole for a handful of probes would be a waste (a
  * prepared single-key lookup probes once per execution), so a large,
@@ -105,7 +107,8 @@ bloom_add(PG_FUNCTION_ARGS)
  * have cost about as much as reading the whole value would have, the value
  * is read and kept.  The total is at most about twice the better of the two.
  */
-#define CACHE_SLOTS		256		/* power of two; at most half are used */
+#define CACHE_MIN_SLOTS	64		/* power of two; at most half are used */
+#define CACHE_MAX_SLOTS	65536	/* so at most 32768 filters at once */
 #define CACHE_BUDGET	((Size) 256 * 1024 * 1024)
 #define SLICE_MIN_SIZE	(64 * 1024) /* smaller values are read whole */
 #define SLICE_BYTES_PER_PROBE	(16 * 1024) /* a slice costs a read of this */
@@ -127,7 +130,8 @@ typedef struct ContainsCache
 	Size		used;
 	int			nentries;
 	CachedFilter *last;			/* the most recent hit, checked first */
-	CachedFilter slots[CACHE_SLOTS];
+	CachedFilter *slots;		/* nslots entries, in fn_mcxt */
+	int			nslots;
 
 	/* the last filter that was not a stored value: its header, checked */
 	Size		unstored_size;	/* 0: none yet */
@@ -136,19 +140,49 @@ typedef struct ContainsCache
 } ContainsCache;
 
 static CachedFilter *
-cache_slot(ContainsCache *c, Oid toastrelid, Oid valueid)
+cache_slot(CachedFilter *slots, int nslots, Oid toastrelid, Oid valueid)
 {
-	uint32		i = (valueid * 0x9E3779B1U ^ toastrelid) & (CACHE_SLOTS - 1);
+	uint32		i = (valueid * 0x9E3779B1U ^ toastrelid) & (nslots - 1);
 
 	for (;;)
 	{
-		CachedFilter *e = &c->slots[i];
+		CachedFilter *e = &slots[i];
 
 		if (e->valueid == InvalidOid ||
 			(e->valueid == valueid && e->toastrelid == toastrelid))
 			return e;
-		i = (i + 1) & (CACHE_SLOTS - 1);
+		i = (i + 1) & (nslots - 1);
 	}
+}
+
+/*
+ * Make room for one more entry: double the table while it may grow, else
+ * (or when the copies would outgrow the budget) empty the cache.
+ */
+static void
+cache_make_room(ContainsCache *c, Size size, MemoryContext mcxt)
+{
+	if (c->nentries + 1 > c->nslots / 2 && c->nslots < CACHE_MAX_SLOTS)
+	{
+		int			nslots = c->nslots * 2;
+		CachedFilter *slots = MemoryContextAllocZero(mcxt, nslots * sizeof(CachedFilter));
+
+		for (int i = 0; i < c->nslots; i++)
+			if (c->slots[i].valueid != InvalidOid)
+				*cache_slot(slots, nslots, c->slots[i].toastrelid,
+							c->slots[i].valueid) = c->slots[i];
+		pfree(c->slots);
+		c->slots = slots;
+		c->nslots = nslots;
+	}
+	if (c->nentries + 1 > c->nslots / 2 || c->used + size > CACHE_BUDGET)
+	{
+		MemoryContextReset(c->cxt);
+		memset(c->slots, 0, c->nslots * sizeof(CachedFilter));
+		c->used = 0;
+		c->nentries = 0;
+	}
+	c->last = NULL;
 }
 
 /* Read a stored filter whole into the cache entry. */
@@ -178,7 +212,7 @@ cache_load(ContainsCache *c, CachedFilter *e, struct varlena *ptr)
  * has just its header read, for sliced probes.
  */
 static CachedFilter *
-cache_get(ContainsCache *c, struct varlena *ptr)
+cache_get(ContainsCache *c, struct varlena *ptr, MemoryContext fn_mcxt)
 {
 	struct varatt_external toast;
 	CachedFilter *e;
@@ -190,7 +224,7 @@ cache_get(ContainsCache *c, struct varlena *ptr)
 		c->last->toastrelid == toast.va_toastrelid)
 		return c->last;
 
-	e = cache_slot(c, toast.va_toastrelid, toast.va_valueid);
+	e = cache_slot(c->slots, c->nslots, toast.va_toastrelid, toast.va_valueid);
 	if (e->valueid != InvalidOid)
 		return c->last = e;
 
@@ -200,13 +234,10 @@ cache_get(ContainsCache *c, struct varlena *ptr)
 #else
 	extsize = toast.va_extsize;
 #endif
-	if (c->nentries >= CACHE_SLOTS / 2 || c->used + rawsize > CACHE_BUDGET)
+	if (c->nentries + 1 > c->nslots / 2 || c->used + rawsize > CACHE_BUDGET)
 	{
-		MemoryContextReset(c->cxt);
-		memset(c->slots, 0, sizeof(c->slots));
-		c->used = 0;
-		c->nentries = 0;
-		e = cache_slot(c, toast.va_toastrelid, toast.va_valueid);
+		cache_make_room(c, rawsize, fn_mcxt);
+		e = cache_slot(c->slots, c->nslots, toast.va_toastrelid, toast.va_valueid);
 	}
 	memset(e, 0, sizeof(*e));
 
@@ -299,6 +330,9 @@ contains_setup(FunctionCallInfo fcinfo)
 	c->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
 								   "bloom_contains cache",
 								   ALLOCSET_DEFAULT_SIZES);
+	c->nslots = CACHE_MIN_SLOTS;
+	c->slots = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+									  c->nslots * sizeof(CachedFilter));
 	key_type(fcinfo, 1, &c->kt);
 	fcinfo->flinfo->fn_extra = c;
 	return c;
@@ -322,7 +356,7 @@ bloom_contains(PG_FUNCTION_ARGS)
 	if (!VARATT_IS_EXTERNAL_ONDISK(raw))
 		PG_RETURN_BOOL(contains_unstored(fcinfo, c));
 
-	e = cache_get(c, raw);
+	e = cache_get(c, raw, fcinfo->flinfo->fn_mcxt);
 	if (unlikely(!e->family_ok))
 	{
 		bloom_check_family(&e->f, &c->kt);

@@ -115,7 +115,7 @@ bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collid,
 						errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						errmsg("bloom filter keys cannot use the nondeterministic collation \"%s\"",
 							   get_collation_name(collid)),
-						errhint("Normalize the key first, for example with lower(), or give it a deterministic collation with COLLATE \"C\"."));
+						errhint("Give the key a deterministic collation, for example key COLLATE \"C\" or lower(key) COLLATE \"C\"."));
 			break;
 		case BYTEAOID:
 			kt->kind = KEY_BYTEA;
