@@ -36,6 +36,7 @@
 #include "catalog/pg_aggregate.h"
 #include "executor/executor.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -106,7 +107,6 @@ static size_t
 state_sort(BloomAggState *s)
 {
 	size_t		total = 0;
-
 	size_t		longest = 0;
 	uint64	   *scratch;
 
@@ -115,6 +115,7 @@ state_sort(BloomAggState *s)
 	scratch = palloc_extended(Max(2 * longest, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
 	for (int i = 0; i < s->nlists; i++)
 	{
+		CHECK_FOR_INTERRUPTS();
 		s->lists[i].n = bloom_sort_unique(s->lists[i].h, s->lists[i].n, scratch);
 		total += s->lists[i].n;
 	}
@@ -126,8 +127,11 @@ static void
 set_all_hashes(BloomAggState *s, uint8 *bits, uint64 nblocks, int k)
 {
 	for (int i = 0; i < s->nlists; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
 		for (size_t j = 0; j < s->lists[i].n; j++)
 			bloom_set_hash(bits, nblocks, k, s->lists[i].h[j]);
+	}
 }
 
 static void
@@ -365,8 +369,11 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 	else
 	{
 		for (int i = 0; i < b->nlists; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
 			for (size_t j = 0; j < b->lists[i].n; j++)
 				state_add(a, cxt, b->lists[i].h[j]);
+		}
 	}
 	PG_RETURN_POINTER(a);
 }
@@ -487,7 +494,11 @@ bloom_agg_deserialize(PG_FUNCTION_ARGS)
 		list_init(&s->lists[0], INITIAL_HASHES, CurrentMemoryContext);
 		s->allocated = INITIAL_HASHES;
 		for (size_t i = 0; i < h.count; i++)
+		{
+			if ((i & 0xFFFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
 			state_add(s, CurrentMemoryContext, bloom_get_u64(body + 8 * i));
+		}
 	}
 	PG_RETURN_POINTER(s);
 }
