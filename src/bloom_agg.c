@@ -245,16 +245,6 @@ state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 	l->h[l->n++] = h;
 }
 
-static MemoryContext
-agg_context(FunctionCallInfo fcinfo, const char *fname)
-{
-	MemoryContext cxt;
-
-	if (!AggCheckCallContext(fcinfo, &cxt))
-		elog(ERROR, "%s called in non-aggregate context", fname);
-	return cxt;
-}
-
 /*
  * Transition function of bloom_agg(key) and bloom_agg(key, capacity, rate).
  * NULL keys are skipped.
@@ -263,7 +253,7 @@ PG_FUNCTION_INFO_V1(bloom_agg_trans);
 Datum
 bloom_agg_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext cxt = agg_context(fcinfo, "bloom_agg_trans");
+	MemoryContext cxt = bloom_agg_context(fcinfo, "bloom_agg_trans");
 	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
 	bool		sized = PG_NARGS() == 4;
@@ -339,7 +329,7 @@ PG_FUNCTION_INFO_V1(bloom_agg_combine);
 Datum
 bloom_agg_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext cxt = agg_context(fcinfo, "bloom_agg_combine");
+	MemoryContext cxt = bloom_agg_context(fcinfo, "bloom_agg_combine");
 	BloomAggState *a = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 	BloomAggState *b = PG_ARGISNULL(1) ? NULL : (BloomAggState *) PG_GETARG_POINTER(1);
 
@@ -391,7 +381,7 @@ bloom_agg_serialize(PG_FUNCTION_ARGS)
 	bytea	   *out;
 	uint8	   *p;
 
-	agg_context(fcinfo, "bloom_agg_serialize");
+	bloom_agg_context(fcinfo, "bloom_agg_serialize");
 	memset(&h, 0, sizeof(h));
 	strlcpy(h.family, s->family, BLOOM_FAMILY_LEN);
 	h.sized = s->sized;
@@ -448,7 +438,7 @@ bloom_agg_deserialize(PG_FUNCTION_ARGS)
 	const char *why;
 	BloomAggState *s;
 
-	agg_context(fcinfo, "bloom_agg_deserialize");
+	bloom_agg_context(fcinfo, "bloom_agg_deserialize");
 	why = bloom_state_check(p, len, &h, &body, &bodylen);
 	if (why)
 		ereport(ERROR,
@@ -663,7 +653,7 @@ bloom_agg_final(PG_FUNCTION_ARGS)
 	bytea	   *v;
 	BloomFilter f;
 
-	agg_context(fcinfo, "bloom_agg_final");
+	bloom_agg_context(fcinfo, "bloom_agg_final");
 
 	if (s == NULL)
 	{

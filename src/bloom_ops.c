@@ -234,16 +234,6 @@ typedef struct BloomSetOpState
 	BloomFilter f;				/* its header; f.bits into it */
 } BloomSetOpState;
 
-static MemoryContext
-agg_context(FunctionCallInfo fcinfo, const char *fname)
-{
-	MemoryContext cxt;
-
-	if (!AggCheckCallContext(fcinfo, &cxt))
-		elog(ERROR, "%s called in non-aggregate context", fname);
-	return cxt;
-}
-
 /* A state holding a copy of filter v (a whole varlena), in cxt. */
 static BloomSetOpState *
 state_from(MemoryContext cxt, const bytea *v)
@@ -279,7 +269,7 @@ state_merge(BloomSetOpState *s, const BloomFilter *in, BloomMergeOp op)
 static Datum
 setop_trans(FunctionCallInfo fcinfo, BloomMergeOp op, const char *fname)
 {
-	MemoryContext cxt = agg_context(fcinfo, fname);
+	MemoryContext cxt = bloom_agg_context(fcinfo, fname);
 	BloomSetOpState *s = PG_ARGISNULL(0) ? NULL : (BloomSetOpState *) PG_GETARG_POINTER(0);
 	bytea	   *v;
 
@@ -322,7 +312,7 @@ bloom_intersect_agg_trans(PG_FUNCTION_ARGS)
 static Datum
 setop_combine(FunctionCallInfo fcinfo, BloomMergeOp op, const char *fname)
 {
-	MemoryContext cxt = agg_context(fcinfo, fname);
+	MemoryContext cxt = bloom_agg_context(fcinfo, fname);
 	BloomSetOpState *a = PG_ARGISNULL(0) ? NULL : (BloomSetOpState *) PG_GETARG_POINTER(0);
 	BloomSetOpState *b = PG_ARGISNULL(1) ? NULL : (BloomSetOpState *) PG_GETARG_POINTER(1);
 
@@ -366,7 +356,7 @@ bloom_setop_agg_serialize(PG_FUNCTION_ARGS)
 	BloomSetOpState *s = (BloomSetOpState *) PG_GETARG_POINTER(0);
 	bytea	   *out;
 
-	agg_context(fcinfo, "bloom_setop_agg_serialize");
+	bloom_agg_context(fcinfo, "bloom_setop_agg_serialize");
 	out = (bytea *) palloc(VARSIZE(s->filter));
 	memcpy(out, s->filter, VARSIZE(s->filter));
 	PG_RETURN_BYTEA_P(out);
@@ -386,7 +376,7 @@ bloom_setop_agg_deserialize(PG_FUNCTION_ARGS)
 	BloomError	err;
 	BloomSetOpState *s;
 
-	agg_context(fcinfo, "bloom_setop_agg_deserialize");
+	bloom_agg_context(fcinfo, "bloom_setop_agg_deserialize");
 	err = bloom_check((const uint8 *) VARDATA_ANY(in), len, &f);
 	if (err != BLOOM_OK)
 		ereport(ERROR,
@@ -416,7 +406,7 @@ setop_final(FunctionCallInfo fcinfo, const char *aggname)
 	double		est;
 	bytea	   *v;
 
-	agg_context(fcinfo, aggname);
+	bloom_agg_context(fcinfo, aggname);
 	if (s == NULL)
 		PG_RETURN_NULL();
 

@@ -115,3 +115,17 @@ bloom_validate(bytea *v, int sqlstate, Node *escontext)
 	bloom_write_header(BLOOM_PAYLOAD(v), &f);
 	return true;
 }
+
+/*
+ * The aggregate memory context of an aggregate support function; anywhere
+ * else they must not be called, as they keep state there.
+ */
+MemoryContext
+bloom_agg_context(FunctionCallInfo fcinfo, const char *fname)
+{
+	MemoryContext cxt;
+
+	if (!AggCheckCallContext(fcinfo, &cxt))
+		elog(ERROR, "%s called in non-aggregate context", fname);
+	return cxt;
+}

@@ -92,5 +92,7 @@ extern void bloom_open(bytea *v, BloomFilter *f);
 extern void bloom_plan_or_error(int64 capacity, double rate,
 								uint64 *nblocks, int *k);
 extern bool bloom_validate(bytea *v, int sqlstate, Node *escontext);
+extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo,
+									   const char *fname);
 
 #endif							/* BLOOMFILTER_H */
