@@ -403,6 +403,20 @@ sort_scatter(uint64_t *a, size_t n, uint64_t *scratch)
 	}
 }
 
+/* Drop adjacent duplicates of a sorted array; returns the new length. */
+static size_t
+unique_sorted(uint64_t *a, size_t n)
+{
+	size_t		out = 1;
+
+	if (n < 2)
+		return n;
+	for (size_t i = 1; i < n; i++)
+		if (a[i] != a[out - 1])
+			a[out++] = a[i];
+	return out;
+}
+
 /*
  * Sort an array of hashes and drop duplicates in place; returns the new
  * length.  With scratch space for 2n hashes the sort is a few linear passes;
@@ -412,18 +426,55 @@ sort_scatter(uint64_t *a, size_t n, uint64_t *scratch)
 size_t
 bloom_sort_unique(uint64_t *a, size_t n, uint64_t *scratch)
 {
-	size_t		out;
+	return bloom_sort_unique_from(a, n, 0, scratch);
+}
 
-	if (n < 2)
-		return n;
-	if (scratch != NULL && n >= 4)
-		sort_scatter(a, n, scratch);
+/*
+ * The same, for an array whose first "sorted" hashes are already sorted and
+ * free of duplicates (what the last call left): only the rest is sorted, then
+ * merged in, so that an array that is compacted again and again as it grows
+ * has each hash sorted once.  scratch: room for 2n hashes.
+ */
+size_t
+bloom_sort_unique_from(uint64_t *a, size_t n, size_t sorted,
+					   uint64_t *scratch)
+{
+	uint64_t   *tail = a + sorted;
+	size_t		ntail = n - sorted;
+	size_t		i = 0,
+				j = 0,
+				out = 0;
+
+	if (scratch == NULL || sorted == 0 || sorted > n)
+	{
+		if (n < 2)
+			return n;
+		if (scratch != NULL && n >= 4)
+			sort_scatter(a, n, scratch);
+		else
+			sort_msd(a, n, 56);
+		return unique_sorted(a, n);
+	}
+
+	if (ntail >= 4)
+		sort_scatter(tail, ntail, scratch);
 	else
-		sort_msd(a, n, 56);
-	out = 1;
-	for (size_t i = 1; i < n; i++)
-		if (a[i] != a[out - 1])
-			a[out++] = a[i];
+		sort_msd(tail, ntail, 56);
+	ntail = unique_sorted(tail, ntail);
+
+	/* merge a[0, sorted) and the tail into scratch, dropping duplicates */
+	while (i < sorted || j < ntail)
+	{
+		uint64_t	v;
+
+		if (j >= ntail || (i < sorted && a[i] <= tail[j]))
+			v = a[i++];
+		else
+			v = tail[j++];
+		if (out == 0 || scratch[out - 1] != v)
+			scratch[out++] = v;
+	}
+	memcpy(a, scratch, out * sizeof(uint64_t));
 	return out;
 }
 

@@ -295,6 +295,8 @@ extern uint64_t bloom_max_capacity(double rate);
 extern void bloom_init_header(BloomFilter *f, uint64_t capacity, double rate,
 							  uint64_t nblocks, int k, const char *family);
 extern size_t bloom_sort_unique(uint64_t *a, size_t n, uint64_t *scratch);
+extern size_t bloom_sort_unique_from(uint64_t *a, size_t n, size_t sorted,
+									 uint64_t *scratch);
 extern uint64_t bloom_popcount(const uint8_t *bits, size_t nbytes);
 
 /*

@@ -55,6 +55,7 @@ typedef struct HashList
 	uint64	   *h;
 	size_t		n;
 	size_t		max;
+	size_t		sorted;			/* h[0, sorted) is sorted and unique */
 } HashList;
 
 typedef struct BloomAggState
@@ -79,6 +80,7 @@ list_init(HashList *l, size_t max, MemoryContext cxt)
 	l->h = MemoryContextAllocHuge(cxt, max * sizeof(uint64));
 	l->n = 0;
 	l->max = max;
+	l->sorted = 0;
 }
 
 static BloomAggState *
@@ -115,9 +117,11 @@ state_sort(BloomAggState *s)
 	scratch = palloc_extended(Max(2 * longest, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
 	for (int i = 0; i < s->nlists; i++)
 	{
+		HashList   *l = &s->lists[i];
+
 		CHECK_FOR_INTERRUPTS();
-		s->lists[i].n = bloom_sort_unique(s->lists[i].h, s->lists[i].n, scratch);
-		total += s->lists[i].n;
+		l->n = l->sorted = bloom_sort_unique_from(l->h, l->n, l->sorted, scratch);
+		total += l->n;
 	}
 	pfree(scratch);
 	return total;
@@ -183,6 +187,9 @@ state_split(BloomAggState *s, MemoryContext cxt)
 
 		l->h[l->n++] = flat.h[j];
 	}
+	/* the single list was sorted just before the split, so are the parts */
+	for (int i = 0; i < NBUCKETS; i++)
+		s->lists[i].sorted = flat.sorted == flat.n ? s->lists[i].n : 0;
 	pfree(flat.h);
 }
 
@@ -196,7 +203,7 @@ state_make_room(BloomAggState *s, HashList *l, MemoryContext cxt)
 {
 	uint64	   *scratch = palloc_extended(2 * l->n * sizeof(uint64), MCXT_ALLOC_HUGE);
 
-	l->n = bloom_sort_unique(l->h, l->n, scratch);
+	l->n = l->sorted = bloom_sort_unique_from(l->h, l->n, l->sorted, scratch);
 	pfree(scratch);
 	if (l->n <= l->max / 2)
 		return;
@@ -316,6 +323,7 @@ state_copy(const BloomAggState *src, MemoryContext cxt)
 		list_init(&s->lists[i], Max(src->lists[i].n, INITIAL_HASHES), cxt);
 		memcpy(s->lists[i].h, src->lists[i].h, src->lists[i].n * sizeof(uint64));
 		s->lists[i].n = src->lists[i].n;
+		s->lists[i].sorted = src->lists[i].sorted;
 		s->allocated += s->lists[i].max;
 	}
 	return s;
