@@ -21,7 +21,8 @@ OBJS = \
 	src/bloom_io.o \
 	src/bloom_funcs.o \
 	src/bloom_agg.o \
-	src/bloom_ops.o
+	src/bloom_ops.o \
+	src/bloom_support.o
 PGFILEDESC = "bloomfilter - Bloom filter data type and aggregate"
 
 # Install script plus every upgrade script (bloomfilter--A--B.sql).
@@ -39,7 +40,12 @@ REGRESS = \
 	bloom_cache \
 	bloom_hash \
 	bloom_ops \
-	bloom_info
+	bloom_info \
+	bloom_fuzz \
+	bloom_partition \
+	bloom_fdw \
+	bloom_distributed \
+	bloom_support
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src

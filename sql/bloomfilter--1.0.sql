@@ -57,8 +57,14 @@ CREATE FUNCTION bloom_add(filter bloom, key anyelement) RETURNS bloom
 
 COMMENT ON FUNCTION bloom_add(bloom, anyelement) IS 'copy of the filter with the key added';
 
-CREATE FUNCTION bloom_contains(filter bloom, key anyelement) RETURNS boolean
+-- planner support of bloom_contains: its selectivity from the filter's fill
+-- and the key column's statistics, and its cost (src/bloom_support.c)
+CREATE FUNCTION bloom_contains_support(internal) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_contains(filter bloom, key anyelement) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT bloom_contains_support;
 
 COMMENT ON FUNCTION bloom_contains(bloom, anyelement) IS 'false if the key is surely not in the filter, true if it may be';
 

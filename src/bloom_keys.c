@@ -52,11 +52,14 @@
  * Record the family name, in UTF-8 whatever the database encoding, so that a
  * filter means the same in every database.
  */
-static void
-set_family(BloomKeyType *kt, const char *name)
+static bool
+set_family(BloomKeyType *kt, const char *name, bool noerror)
 {
 	name = pg_server_to_any(name, strlen(name), PG_UTF8);
 	if (strlen(name) >= BLOOM_FAMILY_LEN)
+	{
+		if (noerror)
+			return false;
 		ereport(ERROR,
 				errcode(ERRCODE_NAME_TOO_LONG),
 				errmsg("type name \"%s\" is too long to be recorded as a bloom filter key family",
@@ -64,24 +67,32 @@ set_family(BloomKeyType *kt, const char *name)
 				errdetail("A key family name has at most %d bytes.",
 						  BLOOM_FAMILY_LEN - 1),
 				errhint("Cast the key to text or to a type with a shorter name."));
+	}
 	strlcpy(kt->family, name, BLOOM_FAMILY_LEN);
+	return true;
 }
 
 /*
  * Work out how keys of type typid (as passed, maybe a domain) are hashed and
  * which family they belong to.  Done once per call site; the FmgrInfo of a
- * generic type's hash function lives in mcxt.
+ * generic type's hash function lives in mcxt.  With noerror, a type that
+ * cannot be a key gives false instead of an error (the planner's estimates
+ * must not fail for a call that may never run).
  */
-void
-bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collid,
-					MemoryContext mcxt)
+static bool
+key_type_setup(BloomKeyType *kt, Oid typid, Oid collid, MemoryContext mcxt,
+			   bool noerror)
 {
 	Oid			base;
 
 	if (!OidIsValid(typid))
+	{
+		if (noerror)
+			return false;
 		ereport(ERROR,
 				errcode(ERRCODE_INDETERMINATE_DATATYPE),
 				errmsg("could not determine the type of the bloom filter key"));
+	}
 
 	memset(kt, 0, sizeof(*kt));
 	kt->typid = typid;
@@ -92,15 +103,18 @@ bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collid,
 	{
 		case INT2OID:
 			kt->kind = KEY_INT2;
-			set_family(kt, "integer");
+			if (!set_family(kt, "integer", noerror))
+				return false;
 			break;
 		case INT4OID:
 			kt->kind = KEY_INT4;
-			set_family(kt, "integer");
+			if (!set_family(kt, "integer", noerror))
+				return false;
 			break;
 		case INT8OID:
 			kt->kind = KEY_INT8;
-			set_family(kt, "integer");
+			if (!set_family(kt, "integer", noerror))
+				return false;
 			break;
 		case TEXTOID:
 		case VARCHAROID:
@@ -108,61 +122,77 @@ bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collid,
 		case BPCHAROID:
 			kt->kind = base == BPCHAROID ? KEY_BPCHAR :
 				base == NAMEOID ? KEY_NAME : KEY_TEXT;
-			set_family(kt, "text");
+			if (!set_family(kt, "text", noerror))
+				return false;
 			/* equal strings must be equal bytes */
 			if (OidIsValid(collid) && !get_collation_isdeterministic(collid))
+			{
+				if (noerror)
+					return false;
 				ereport(ERROR,
 						errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						errmsg("bloom filter keys cannot use the nondeterministic collation \"%s\"",
 							   get_collation_name(collid)),
 						errhint("Give the key a deterministic collation, for example key COLLATE \"C\" or lower(key) COLLATE \"C\"."));
+			}
 			break;
 		case BYTEAOID:
 			kt->kind = KEY_BYTEA;
-			set_family(kt, "bytea");
+			if (!set_family(kt, "bytea", noerror))
+				return false;
 			break;
 		case UUIDOID:
 			kt->kind = KEY_UUID;
-			set_family(kt, "uuid");
+			if (!set_family(kt, "uuid", noerror))
+				return false;
 			break;
 		case BOOLOID:
 			kt->kind = KEY_BOOL;
-			set_family(kt, "boolean");
+			if (!set_family(kt, "boolean", noerror))
+				return false;
 			break;
 		case FLOAT4OID:
 			kt->kind = KEY_FLOAT4;
-			set_family(kt, "float");
+			if (!set_family(kt, "float", noerror))
+				return false;
 			break;
 		case FLOAT8OID:
 			kt->kind = KEY_FLOAT8;
-			set_family(kt, "float");
+			if (!set_family(kt, "float", noerror))
+				return false;
 			break;
 		case NUMERICOID:
 			kt->kind = KEY_NUMERIC;
-			set_family(kt, "numeric");
+			if (!set_family(kt, "numeric", noerror))
+				return false;
 			break;
 		case DATEOID:
 			kt->kind = KEY_INT32;
-			set_family(kt, "date");
+			if (!set_family(kt, "date", noerror))
+				return false;
 			break;
 		case TIMESTAMPOID:
 			kt->kind = KEY_INT64;
-			set_family(kt, "timestamp");
+			if (!set_family(kt, "timestamp", noerror))
+				return false;
 			break;
 		case TIMESTAMPTZOID:
 			kt->kind = KEY_INT64;
-			set_family(kt, "timestamptz");
+			if (!set_family(kt, "timestamptz", noerror))
+				return false;
 			break;
 		case TIMEOID:
 			kt->kind = KEY_INT64;
-			set_family(kt, "time");
+			if (!set_family(kt, "time", noerror))
+				return false;
 			break;
 		default:
 			if (type_is_enum(base))
 			{
 				/* the label survives dump and restore; the OID does not */
 				kt->kind = KEY_ENUM;
-				set_family(kt, format_type_be_qualified(base));
+				if (!set_family(kt, format_type_be_qualified(base), noerror))
+					return false;
 			}
 			else
 			{
@@ -171,21 +201,42 @@ bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collid,
 
 				tce = lookup_type_cache(base, TYPECACHE_HASH_EXTENDED_PROC_FINFO);
 				if (!OidIsValid(tce->hash_extended_proc))
+				{
+					if (noerror)
+						return false;
 					ereport(ERROR,
 							errcode(ERRCODE_UNDEFINED_FUNCTION),
 							errmsg("type %s cannot be a bloom filter key",
 								   format_type_be(typid)),
 							errdetail("The type has no default hash operator class with an extended hash function."),
 							errhint("Cast the key to text or to another hashable type."));
+				}
 				kt->kind = KEY_GENERIC;
 				fmgr_info_cxt(tce->hash_extended_proc, &kt->hashfn, mcxt);
 				snprintf(name, sizeof(name), "%s/pg%d%s",
 						 format_type_be_qualified(base), PG_VERSION_NUM / 10000,
 						 BYTE_ORDER_SUFFIX);
-				set_family(kt, name);
+				if (!set_family(kt, name, noerror))
+					return false;
 			}
 			break;
 	}
+	return true;
+}
+
+void
+bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collid,
+					MemoryContext mcxt)
+{
+	(void) key_type_setup(kt, typid, collid, mcxt, false);
+}
+
+/* The same, but false where bloom_key_type_init would raise an error. */
+bool
+bloom_key_type_try_init(BloomKeyType *kt, Oid typid, Oid collid,
+						MemoryContext mcxt)
+{
+	return key_type_setup(kt, typid, collid, mcxt, true);
 }
 
 /* XXH3 of the 8 little-endian bytes of v */

@@ -81,6 +81,8 @@ typedef struct BloomKeyType
 /* bloom_keys.c */
 extern void bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collid,
 								MemoryContext mcxt);
+extern bool bloom_key_type_try_init(BloomKeyType *kt, Oid typid, Oid collid,
+									MemoryContext mcxt);
 extern uint64 bloom_key_hash(BloomKeyType *kt, Datum key, uint64 seed);
 extern void bloom_check_family(const BloomFilter *f, const BloomKeyType *kt);
 extern const char *bloom_family_display(const char *family);
