@@ -45,7 +45,9 @@ REGRESS = \
 	bloom_partition \
 	bloom_fdw \
 	bloom_distributed \
-	bloom_support
+	bloom_support \
+	bloom_limits \
+	bloom_privileges
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src

@@ -16,6 +16,9 @@
 
 #include "bloom.h"
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 #ifndef M_LN2
 #define M_LN2 0.69314718055994530942
 #endif
@@ -64,6 +67,8 @@ init_distinct_prob(void)
  * tightly instead of with the classic formula, which ignores the cost of
  * blocking.
  */
+#define MAX_FPR_TERMS 4096
+
 double
 bloom_expected_fpr(uint64_t nblocks, int k, double nkeys)
 {
@@ -74,6 +79,9 @@ bloom_expected_fpr(uint64_t nblocks, int k, double nkeys)
 	double		q = log1p(-1.0 / BLOOM_BLOCK_BITS);
 	double		loglambda = log(lambda);
 	double		sum = 0.0;
+	double		nterms,
+				step,
+				mass = 0.0;
 
 	if (!distinct_ready)
 		init_distinct_prob();
@@ -82,20 +90,51 @@ bloom_expected_fpr(uint64_t nblocks, int k, double nkeys)
 	if (lo < 0.0)
 		lo = 0.0;
 
-	for (double i = lo; i <= hi; i += 1.0)
+	/*
+	 * At most MAX_FPR_TERMS points: rates very near 1 put millions of keys in
+	 * a block, and summing every one of those counts (or, past 2^53, never
+	 * getting anywhere by adding 1.0) must not hang the sizing.  There the
+	 * Poisson mass is smooth on the scale of the step, so each point stands
+	 * for the step's worth of counts around it.  Ordinary sizes take fewer
+	 * points than this and are summed exactly.
+	 */
+	nterms = hi - lo + 1.0;
+	step = nterms > MAX_FPR_TERMS ? ceil(nterms / MAX_FPR_TERMS) : 1.0;
+	for (int t = 0; t * step <= hi - lo; t++)
 	{
-		double		pois = exp(i * loglambda - lambda - lgamma(i + 1.0));
+		double		i = lo + t * step;
+		double		logp;
+		double		pois;
 		double		fill = -expm1(i * k * q);	/* 1 - (1-1/512)^(ik) */
 		double		pj = 1.0;
 		double		hit = 0.0;
 
-		for (int j = 1; j <= k; j++)
-		{
-			pj *= fill;
-			hit += distinct_prob[k][j] * pj;
-		}
+		/*
+		 * log of the Poisson probability of i keys; for large lambda by
+		 * Stirling's formula written around i - lambda, as the direct form
+		 * cancels terms of size lambda and loses all precision
+		 */
+		if (lambda > 1e4)
+			logp = -i * log1p((i - lambda) / lambda) + (i - lambda) -
+				0.5 * log(2.0 * M_PI * i) - 1.0 / (12.0 * i);
+		else
+			logp = i * loglambda - lambda - lgamma(i + 1.0);
+		pois = step * exp(logp);
+
+		if (fill >= 1.0)
+			hit = 1.0;			/* saturated, whatever rounding says */
+		else
+			for (int j = 1; j <= k; j++)
+			{
+				pj *= fill;
+				hit += distinct_prob[k][j] * pj;
+			}
 		sum += pois * hit;
+		mass += pois;
 	}
+	/* stepping, the points' weights only approximate 1: rescale */
+	if (step > 1.0)
+		sum = mass > 0.0 ? sum / mass : 1.0;
 	return sum;
 }
 
@@ -235,11 +274,15 @@ bloom_plan(uint64_t capacity, double rate, uint64_t *nblocks, int *k)
 uint64_t
 bloom_max_capacity(double rate)
 {
+	double		bound = (double) BLOOM_MAX_NBLOCKS * BLOOM_BLOCK_BITS /
+		(-log(rate) / (M_LN2 * M_LN2)) + 1.0;
 	uint64_t	lo = 0;
-	uint64_t	hi = (uint64_t) (BLOOM_MAX_NBLOCKS * BLOOM_BLOCK_BITS /
-								 (-log(rate) / (M_LN2 * M_LN2))) + 1;
+	uint64_t	hi;
 	uint64_t	nb;
 	int			k;
+
+	/* capacities are bigints; the bound can be far above for rates near 1 */
+	hi = bound >= (double) INT64_MAX ? (uint64_t) INT64_MAX : (uint64_t) bound;
 
 	while (lo < hi)
 	{

@@ -20,12 +20,39 @@
 
 #include "fmgr.h"
 #include "libpq/pqformat.h"
+#include "miscadmin.h"
 #include "mb/pg_wchar.h"
 
 #include "bloomfilter.h"
 
 /* how many bytes of a bad literal an error message quotes, at most */
 #define QUOTE_MAX 40
+
+/*
+ * A filter of hundreds of megabytes takes seconds to convert, so the base64
+ * work is done in chunks with a check for interrupts in between: a cancelled
+ * COPY or pg_dump stops at once.  CHUNK_BYTES is a multiple of 3, so chunks
+ * encode to whole groups of 4 characters.
+ */
+#define CHUNK_BYTES		((size_t) 3 * 16 * 1024 * 1024)
+#define CHUNK_CHARS		(CHUNK_BYTES / 3 * 4)
+
+static bool
+decode_chunked(const char *str, size_t slen, uint8 *out)
+{
+	for (size_t done = 0; done < slen; done += CHUNK_CHARS)
+	{
+		size_t		n = Min(CHUNK_CHARS, slen - done);
+
+		CHECK_FOR_INTERRUPTS();
+		/* padding is allowed only at the very end, not at a chunk's end */
+		if (done + n < slen && memchr(str + done, '=', n) != NULL)
+			return false;
+		if (!bloom_base64_decode(str + done, n, out + done / 4 * 3))
+			return false;
+	}
+	return true;
+}
 
 /*
  * Convert the text form (base64 of the payload) to a bloom value.
@@ -54,7 +81,7 @@ bloom_in(PG_FUNCTION_ARGS)
 
 	v = (bytea *) palloc(VARHDRSZ + len);
 	SET_VARSIZE(v, VARHDRSZ + len);
-	if (!bloom_base64_decode(str, slen, BLOOM_PAYLOAD(v)))
+	if (!decode_chunked(str, slen, BLOOM_PAYLOAD(v)))
 	{
 		bloom_ereturn(escontext, (Datum) 0,
 					  errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
@@ -80,7 +107,12 @@ bloom_out(PG_FUNCTION_ARGS)
 
 	/* BLOOM_MAX_NBLOCKS keeps this within MaxAllocSize */
 	out = palloc(bloom_base64_encoded_len(len) + 1);
-	bloom_base64_encode(BLOOM_PAYLOAD(v), len, out);
+	for (size_t done = 0; done < len; done += CHUNK_BYTES)
+	{
+		CHECK_FOR_INTERRUPTS();
+		bloom_base64_encode(BLOOM_PAYLOAD(v) + done, Min(CHUNK_BYTES, len - done),
+							out + done / 3 * 4);
+	}
 	out[bloom_base64_encoded_len(len)] = '\0';
 	PG_RETURN_CSTRING(out);
 }

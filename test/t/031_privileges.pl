@@ -1,0 +1,292 @@
+
+# Copyright (c) 2026, the bloomfilter developers
+
+# Privileges, end to end, with real logins and databases (the in-database
+# checks are in sql/bloom_privileges.sql).
+#
+# 1. A role that is no superuser creates a database, and in it creates the
+#    extension (trusted): the extension is the role's, its objects the
+#    bootstrap superuser's.
+# 2. That role calls every SQL-callable function of the extension; with
+#    track_functions = all the server counts the calls, and every member
+#    function that does not take "internal" and is not type I/O must have
+#    been called at least once.  The aggregates, both forms, run serially and
+#    in parallel (serialize/deserialize).
+# 3. It cannot read files, other roles' tables or server memory through the
+#    extension, nor change the extension's objects: each attempt is an error
+#    and the server stays up.  The library imports no file, process, network
+#    or SPI functions.
+# 4. Hostile names at CREATE EXTENSION: look-alike types and functions in the
+#    target schema (planted by a role that may create there), temporary
+#    tables named like types, and a search_path with a hostile schema first;
+#    the resulting catalog (BloomCatalog::catalog_dump) is that of a clean
+#    install by the superuser.
+
+use strict;
+use warnings;
+
+use FindBin;
+use lib $FindBin::RealBin;
+
+use BloomCatalog;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('priv');
+$node->init;
+$node->append_conf('postgresql.conf', "track_functions = all\n");
+$node->start;
+
+$node->safe_psql('postgres', <<'EOS');
+CREATE ROLE alice LOGIN CREATEDB;
+CREATE ROLE bob LOGIN;
+CREATE ROLE mallory LOGIN;
+EOS
+
+# --- 1. alice creates a database and the extension in it -------------------
+
+$node->safe_psql('postgres', 'CREATE DATABASE alicedb', extra_params => [ '-U', 'alice' ]);
+sub as_alice
+{
+	my ($sql, %opts) = @_;
+	return $node->safe_psql('alicedb', $sql, extra_params => [ '-U', 'alice' ], %opts);
+}
+sub try_as
+{
+	my ($user, $db, $sql) = @_;
+	my ($ret, $out, $err) = $node->psql($db, $sql, extra_params => [ '-U', $user ]);
+	return ($ret, $err);
+}
+
+is( $node->safe_psql('postgres',
+		"SELECT rolsuper FROM pg_roles WHERE rolname = 'alice'"),
+	'f', 'alice is no superuser');
+is(as_alice('CREATE EXTENSION bloomfilter; SELECT extowner::regrole FROM pg_extension WHERE extname = $$bloomfilter$$'),
+	'alice', 'alice creates the extension in her database, and owns it');
+is( as_alice(<<'EOS'),
+SELECT string_agg(DISTINCT pg_get_userbyid(p.proowner) || ' owns functions', ', ')
+FROM pg_depend d JOIN pg_extension e ON d.refobjid = e.oid AND e.extname = 'bloomfilter'
+JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
+WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+EOS
+	$node->safe_psql('postgres', 'SELECT rolname FROM pg_roles WHERE oid = 10')
+	  . ' owns functions',
+	'the functions belong to the bootstrap superuser');
+
+# --- 2. every function works for alice ----------------------------------------
+
+as_alice(<<'EOS');
+CREATE TABLE keys AS SELECT g AS k, md5(g::text) AS t FROM generate_series(1, 200000) g;
+ANALYZE keys;
+CREATE TABLE filters AS
+SELECT k % 4 AS part, bloom_agg(k, 200000, 0.01) AS f FROM keys GROUP BY 1;
+EOS
+
+my $exercise = <<'EOS';
+-- type I/O, casts
+SELECT f::text::bloom = f, f::bytea::bloom = f, bloom_send(f) = f::bytea,
+       bloom_from_bytea(f::bytea) = f
+FROM filters WHERE part = 0;
+-- create, add, contains
+SELECT bloom_contains(bloom_add(bloom_create(100), 42), 42),
+       bloom_contains(bloom_add(bloom_create(100, 0.001), 'x'::text), 'x'::text);
+SELECT count(*) FROM keys, filters WHERE part = k % 4 AND NOT bloom_contains(f, k);
+-- add with a report
+SELECT added FROM bloom_add_new(bloom_create(10), 1);
+-- union, intersection, operators, equality, hashing
+SELECT bloom_union(a.f, b.f) = (a.f | b.f), bloom_intersect(a.f, b.f) = (a.f & b.f),
+       NOT (a.f = b.f), a.f <> b.f, bloom_eq(a.f, a.f), bloom_ne(a.f, b.f),
+       bloom_value_hash(a.f) = bloom_value_hash(a.f),
+       bloom_value_hash_extended(a.f, 1) = bloom_value_hash_extended(a.f, 1)
+FROM filters a, filters b WHERE a.part = 0 AND b.part = 1;
+-- inspecting and estimating
+SELECT (bloom_info(f)).nbits, round(bloom_cardinality(f)), bloom_false_positive_rate(f) < 0.02
+FROM filters WHERE part = 0;
+SELECT round(bloom_union_cardinality(a.f, b.f)), round(bloom_intersect_cardinality(a.f, b.f))
+FROM filters a, filters b WHERE a.part = 0 AND b.part = 1;
+SELECT nbytes FROM bloom_size(1000000);
+-- aggregates, serial
+SET max_parallel_workers_per_gather = 0;
+SELECT bloom_contains(bloom_agg(k), 7), bloom_contains(bloom_agg(k, 200000, 0.01), 7) FROM keys;
+SELECT bloom_contains(bloom_union_agg(f), 7), bloom_intersect_agg(f) IS NOT NULL FROM filters;
+-- aggregates, parallel: partial states serialized by workers
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT bloom_contains(bloom_agg(k), 7), bloom_contains(bloom_agg(k, 200000, 0.01), 7),
+       bloom_contains(bloom_agg(t), md5('7')) FROM keys;
+SELECT bloom_contains(bloom_union_agg(f), 7), bloom_intersect_agg(f) IS NOT NULL FROM filters;
+EOS
+my $out = as_alice($exercise);
+unlike($out, qr/(^|\|)f(\||$)/m, 'every check of the exercise is true for alice')
+  or diag $out;
+like($out, qr/^0$/m, 'no key is missing from its filter');
+
+# which member functions did alice's calls reach?  (stats are flushed when
+# her sessions end; force it in case)
+as_alice('SELECT pg_stat_force_next_flush()');
+my ($callable, $never) = split /\|/, $node->safe_psql('alicedb', <<'EOS'), -1;
+SELECT count(*),
+       coalesce(string_agg(p.oid::regprocedure::text, ', ' ORDER BY p.oid::regprocedure::text)
+                FILTER (WHERE NOT EXISTS (SELECT 1 FROM pg_stat_user_functions s
+                                          WHERE s.funcid = p.oid AND s.calls > 0)), '')
+FROM pg_depend d JOIN pg_extension e ON d.refobjid = e.oid AND e.extname = 'bloomfilter'
+JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
+WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+  AND p.prokind = 'f'
+  AND NOT 'internal'::regtype = ANY (p.proargtypes)
+  AND NOT EXISTS (SELECT 1 FROM pg_type t
+                  WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))
+EOS
+cmp_ok($callable, '>=', 15, "the extension has $callable SQL-callable functions");
+is($never, '', 'alice called every one of them (pg_stat_user_functions)');
+my $parallel = as_alice(<<'EOS');
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF) SELECT bloom_agg(k) FROM keys;
+EOS
+like($parallel, qr/Partial Aggregate/, 'the parallel plan for alice aggregates partially');
+
+# --- 3. what she cannot do -----------------------------------------------------
+
+$node->safe_psql('alicedb', <<'EOS');
+CREATE SCHEMA bobs AUTHORIZATION bob;
+CREATE TABLE bobs.secret (k text, f bloom);
+ALTER TABLE bobs.secret OWNER TO bob;
+INSERT INTO bobs.secret SELECT 'hidden', bloom_add(bloom_create(10), 'hidden'::text);
+GRANT USAGE ON SCHEMA bobs TO alice;
+EOS
+
+my @denied = (
+	[ "SELECT bloom_agg(k) FROM bobs.secret", qr/permission denied for table secret/ ],
+	[ "SELECT bloom_contains(f, 'hidden'::text) FROM bobs.secret", qr/permission denied for table secret/ ],
+	[ "SELECT pg_read_file('postgresql.conf')", qr/permission denied for function pg_read_file/ ],
+	[ "SELECT pg_read_binary_file('global/pg_control')", qr/permission denied for function pg_read_binary_file/ ],
+	[ "COPY keys FROM '/etc/passwd'", qr/must be superuser or have privileges of the pg_read_server_files role/ ],
+	[ "COPY keys TO '/tmp/bloom_keys'", qr/must be superuser or have privileges of the pg_write_server_files role/ ],
+	[ "SELECT lo_import('/etc/passwd')", qr/permission denied for function lo_import/ ],
+	[ "SELECT bloom_agg_trans(NULL::internal, 1)", qr/cannot cast type unknown to internal/ ],
+	[ "CREATE AGGREGATE mixed(bloom) (SFUNC = bloom_union_agg_trans, STYPE = internal, FINALFUNC = bloom_agg_final, FINALFUNC_EXTRA)",
+	  qr/aggregate transition data type cannot be internal/ ],
+	[ "CREATE CAST (bytea AS bloom) WITHOUT FUNCTION", qr/must be owner of type bytea or type bloom/ ],
+	[ "ALTER TYPE bloom SET (RECEIVE = bloom_recv)", qr/must be superuser to alter a type/ ],
+	[ "CREATE OR REPLACE FUNCTION bloom_contains(bloom, anyelement) RETURNS boolean LANGUAGE sql AS 'SELECT true'",
+	  qr/must be owner of function bloom_contains/ ],
+	[ "ALTER FUNCTION bloom_create(bigint, float8) SECURITY DEFINER", qr/must be owner of function bloom_create/ ],
+	[ "ALTER FUNCTION bloom_contains(bloom, anyelement) OWNER TO alice", qr/must be owner of function bloom_contains/ ],
+	[ "ALTER EXTENSION bloomfilter DROP FUNCTION bloom_contains(bloom, anyelement)",
+	  qr/must be owner of function bloom_contains/ ],
+	[ "CREATE FUNCTION evil(bloom) RETURNS int AS '\$libdir/bloomfilter', 'bloom_value_hash' LANGUAGE C",
+	  qr/permission denied for language c/ ],
+	[ "LOAD 'bloomfilter'", qr/access to library "bloomfilter" is not allowed/ ],
+	# crafted bytes: refused by the validator, never read past the end
+	[ "SELECT overlay(bloom_create(1)::bytea PLACING '\\x00ffffff'::bytea FROM 17 FOR 4)::bloom",
+	  qr/invalid bloom filter/ ],
+	[ "SELECT substring(bloom_create(1)::bytea FROM 1 FOR 100)::bloom", qr/invalid bloom filter/ ],
+	[ "SELECT 'QkxNRgEBAQ=='::bloom", qr/invalid bloom filter|invalid input syntax for type bloom/ ],
+);
+foreach my $case (@denied)
+{
+	my ($sql, $expect) = @$case;
+	my ($ret, $err) = try_as('alice', 'alicedb', $sql);
+	isnt($ret, 0, "alice: refused: $sql");
+	like($err, $expect, "alice: the right error for: $sql");
+}
+is(as_alice('SELECT 1'), '1', 'the server is up and alice can still work');
+
+# the library imports nothing that opens files, runs programs, talks to the
+# network or runs SQL
+SKIP:
+{
+	my $lib = $node->config_data('--pkglibdir') . '/bloomfilter.so';
+	my $nm = `nm -D --undefined-only '$lib' 2>/dev/null`;
+	skip 'nm is not available', 1 if $? != 0 || $nm eq '';
+	my @symbols = map { (split)[-1] =~ s/@.*//r } split /\n/, $nm;
+	my @bad = grep {
+		/^(open|open64|openat|fopen|fopen64|creat|read|write|pread|pwrite|unlink|rename|
+		   mkdir|rmdir|opendir|readdir|stat|lstat|fstat|access|chmod|chown|symlink|link|
+		   system|popen|fork|vfork|execve|execv|execvp|execl|dlopen|socket|connect|bind|
+		   listen|accept|send|recv|getenv|setenv|
+		   AllocateFile|AllocateDir|OpenTransientFile|OpenTransientFilePerm|PathNameOpenFile|
+		   BasicOpenFile|FileRead|FileWrite|pg_file_exists|LoadExternalFunction|
+		   OpenPipeStream|SetConfigOption|set_config_option|superuser|SetUserIdAndSecContext|
+		   SPI_.*)$/x
+	} @symbols;
+	is(join(' ', @bad), '', "$lib imports no file, process, network, SPI or role-switching function");
+}
+
+# --- 4. hostile names at CREATE EXTENSION -------------------------------------
+
+# the clean install to compare with, by the superuser
+$node->safe_psql('postgres', 'CREATE DATABASE clean');
+$node->safe_psql('clean', 'CREATE EXTENSION bloomfilter');
+my $clean = BloomCatalog::catalog_dump($node, 'clean');
+
+# alice's own database, where mallory may create in public
+$node->safe_psql('postgres', 'CREATE DATABASE hostiledb OWNER alice');
+$node->safe_psql('hostiledb', 'GRANT CREATE ON SCHEMA public TO mallory');
+my ($ret, $err) = try_as('mallory', 'hostiledb', <<'EOS');
+CREATE TYPE public.bytea AS (x int);
+CREATE TYPE public.float8 AS (x int);
+CREATE TYPE public.boolean AS (x int);
+CREATE TYPE public.cstring AS (x int);
+CREATE DOMAIN public.bigint AS text;
+CREATE DOMAIN public.integer AS text;
+CREATE FUNCTION public.bloom_agg_trans(text, anyelement) RETURNS text
+	LANGUAGE sql AS 'SELECT ''mallory''';
+CREATE FUNCTION public.bloom_contains(text, anyelement) RETURNS boolean
+	LANGUAGE sql AS 'SELECT true';
+EOS
+is($ret, 0, 'mallory plants look-alike types and functions in public') or diag $err;
+($ret, $err) = try_as('mallory', 'hostiledb',
+	'CREATE FUNCTION public.eqsel(internal, oid, internal, integer) RETURNS float8 LANGUAGE sql AS $$SELECT 0.5$$');
+like($err, qr/SQL functions cannot have arguments of type internal/,
+	'mallory cannot make a look-alike selectivity function at all');
+
+my $installed = $node->safe_psql(
+	'hostiledb', <<'EOS',
+CREATE SCHEMA hostile;
+CREATE FUNCTION hostile.bloom_union(text, text) RETURNS text LANGUAGE sql AS 'SELECT ''hostile''';
+CREATE TYPE hostile.bytea AS (x int);
+CREATE TEMP TABLE boolean (x int);
+CREATE TEMP TABLE internal (x int);
+CREATE TEMP TABLE anyelement (x int);
+CREATE TEMP TABLE cstring (x int);
+SET search_path = hostile, pg_temp, pg_catalog, public;
+CREATE EXTENSION bloomfilter SCHEMA public;
+SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter';
+EOS
+	extra_params => [ '-U', 'alice' ]);
+isnt($installed, '', 'alice installs the extension with a hostile search_path and temporary look-alikes');
+is(BloomCatalog::diff_lines($clean, BloomCatalog::catalog_dump($node, 'hostiledb')),
+	'', 'the hostile install has exactly the catalog of a clean install');
+
+# mallory's look-alikes did not become part of it, and do not capture calls
+# that name the extension's own signatures
+is( $node->safe_psql('hostiledb', <<'EOS', extra_params => [ '-U', 'bob' ]),
+SELECT bloom_contains(public.bloom_agg(g), 7)::text || ' ' ||
+       bloom_contains(public.bloom_agg(g), 1000)::text
+FROM generate_series(1, 10) g
+EOS
+	'true false',
+	'the aggregates of the hostile install work for another role');
+
+# --- alice drops and recreates it -------------------------------------------
+
+($ret, $err) = try_as('alice', 'alicedb', 'DROP TABLE filters; DROP EXTENSION bloomfilter');
+like($err, qr/cannot drop extension bloomfilter because other objects depend on it/,
+	"alice cannot drop the extension from under bob's table");
+$node->safe_psql('alicedb', 'DROP SCHEMA bobs CASCADE');
+as_alice('DROP EXTENSION bloomfilter');
+is(as_alice("SELECT count(*) FROM pg_extension WHERE extname = 'bloomfilter'"),
+	'0', 'alice drops the extension');
+as_alice('CREATE EXTENSION bloomfilter');
+is(BloomCatalog::diff_lines($clean, BloomCatalog::catalog_dump($node, 'alicedb')),
+	'', "alice's own install has exactly the catalog of a clean install");
+
+$node->stop;
+done_testing();
