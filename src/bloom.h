@@ -281,6 +281,19 @@ bloom_block_test(const uint8_t *blk, int k, uint64_t h)
 	return true;
 }
 
+/* Ask for the block of a hash to be brought into the cache, for writing. */
+static inline void
+bloom_prefetch(const uint8_t *bits, uint64_t nblocks, uint64_t h)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(bits + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES, 1);
+#else
+	(void) bits;
+	(void) nblocks;
+	(void) h;
+#endif
+}
+
 static inline bool
 bloom_test_hash(const uint8_t *bits, uint64_t nblocks, int k, uint64_t h)
 {

@@ -50,6 +50,15 @@
 #define NBUCKETS		256		/* lists after the split, by the top byte */
 #define SPLIT_HASHES	32768	/* split once the single list holds this many */
 
+/*
+ * Once a sized state is bits, each key is a write at a random place in the
+ * filter: a cache (and TLB) miss per key for a large filter.  Keys are held
+ * back in small batches and set with the blocks of the keys a few places
+ * ahead prefetched, so that several misses are in flight at once.
+ */
+#define PENDING_MAX		256
+#define PREFETCH_AHEAD	16
+
 typedef struct HashList
 {
 	uint64	   *h;
@@ -72,6 +81,8 @@ typedef struct BloomAggState
 	size_t		allocated;		/* slots in all lists */
 	bytea	   *filter;			/* sized, once turned into bits */
 	BloomFilter f;				/* header of filter; f.bits into it */
+	uint64	   *pending;		/* with filter: hashes not yet set */
+	int			npending;
 } BloomAggState;
 
 static void
@@ -158,6 +169,8 @@ state_to_bits(BloomAggState *s, MemoryContext cxt)
 	s->filter = bloom_new((uint64) s->capacity, s->rate, s->nblocks, s->k,
 						  s->family);
 	bloom_open(s->filter, &s->f);
+	s->pending = palloc(PENDING_MAX * sizeof(uint64));
+	s->npending = 0;
 	set_all_hashes(s, s->f.bits, s->nblocks, s->k);
 	free_lists(s);
 	MemoryContextSwitchTo(old);
@@ -228,6 +241,19 @@ state_make_room(BloomAggState *s, HashList *l, MemoryContext cxt)
 	l->h = repalloc_huge(l->h, l->max * sizeof(uint64));
 }
 
+/* Set the bits of the held-back hashes of a state that is bits. */
+static void
+state_flush(BloomAggState *s)
+{
+	for (int i = 0; i < s->npending; i++)
+	{
+		if (i + PREFETCH_AHEAD < s->npending)
+			bloom_prefetch(s->f.bits, s->nblocks, s->pending[i + PREFETCH_AHEAD]);
+		bloom_set_hash(s->f.bits, s->nblocks, s->k, s->pending[i]);
+	}
+	s->npending = 0;
+}
+
 static inline void
 state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 {
@@ -235,7 +261,9 @@ state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 
 	if (s->filter)
 	{
-		bloom_set_hash(s->f.bits, s->nblocks, s->k, h);
+		s->pending[s->npending++] = h;
+		if (s->npending == PENDING_MAX)
+			state_flush(s);
 		return;
 	}
 	l = &s->lists[s->nlists == 1 ? 0 : h >> 56];
@@ -244,7 +272,7 @@ state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 		state_make_room(s, l, cxt);
 		if (s->filter)
 		{
-			bloom_set_hash(s->f.bits, s->nblocks, s->k, h);
+			state_add(s, cxt, h);
 			return;
 		}
 		l = &s->lists[s->nlists == 1 ? 0 : h >> 56];
@@ -314,6 +342,8 @@ state_copy(const BloomAggState *src, MemoryContext cxt)
 		s->filter = MemoryContextAllocHuge(cxt, VARSIZE(src->filter));
 		memcpy(s->filter, src->filter, VARSIZE(src->filter));
 		bloom_open(s->filter, &s->f);
+		s->pending = MemoryContextAlloc(cxt, PENDING_MAX * sizeof(uint64));
+		memcpy(s->pending, src->pending, src->npending * sizeof(uint64));
 		return s;
 	}
 	s->lists = MemoryContextAlloc(cxt, src->nlists * sizeof(HashList));
@@ -361,6 +391,7 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 
 		if (a->filter == NULL)
 			state_to_bits(a, cxt);
+		state_flush(b);
 		for (uint64 i = 0; i < nbytes; i++)
 			a->f.bits[i] |= b->f.bits[i];
 	}
@@ -400,6 +431,7 @@ bloom_agg_serialize(PG_FUNCTION_ARGS)
 	}
 	if (s->filter)
 	{
+		state_flush(s);
 		h.mode = BLOOM_STATE_BITS;
 		bodylen = VARSIZE(s->filter) - VARHDRSZ;
 	}
@@ -484,6 +516,8 @@ bloom_agg_deserialize(PG_FUNCTION_ARGS)
 		SET_VARSIZE(s->filter, VARHDRSZ + bodylen);
 		memcpy(BLOOM_PAYLOAD(s->filter), body, bodylen);
 		bloom_open(s->filter, &s->f);
+		s->pending = palloc(PENDING_MAX * sizeof(uint64));
+		s->npending = 0;
 	}
 	else
 	{
@@ -684,6 +718,7 @@ bloom_agg_final(PG_FUNCTION_ARGS)
 
 	if (s->filter)
 	{
+		state_flush(s);
 		v = palloc_extended(VARSIZE(s->filter), MCXT_ALLOC_HUGE);
 		memcpy(v, s->filter, VARSIZE(s->filter));
 		PG_RETURN_BLOOM_P(v);
