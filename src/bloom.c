@@ -203,9 +203,13 @@ bloom_plan(uint64_t capacity, double rate, uint64_t *nblocks, int *k)
 	}
 
 	/* no blocked filter beats the classic optimum */
-	floor_blocks = (uint64_t) floor(n * classic / BLOOM_BLOCK_BITS);
-	if (floor_blocks < 1)
-		floor_blocks = 1;
+	{
+		/* compared as a double: the product can be far beyond 2^64 */
+		double		fb = floor(n * classic / BLOOM_BLOCK_BITS);
+
+		floor_blocks = fb > (double) BLOOM_MAX_NBLOCKS ? BLOOM_MAX_NBLOCKS + 1 :
+			fb < 1.0 ? 1 : (uint64_t) fb;
+	}
 
 	if (floor_blocks <= BLOOM_MAX_NBLOCKS)
 	{

@@ -183,5 +183,16 @@ if compgen -G "test/t/*.pl" >/dev/null; then
 fi
 
 # ---------------------------------------------------------------------------
+# Every input that ever crashed the fuzzer, and the seed corpus, replayed
+# through the decoders of the PostgreSQL-free core under ASan and UBSan.
+heading "Fuzzer regression inputs (test/fuzz/run.sh --replay)"
+if bash test/fuzz/run.sh --replay; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	status=1
+fi
+
+# ---------------------------------------------------------------------------
 [ "$failed" -gt 0 ] && status=1
 exit "$status"

@@ -15,7 +15,7 @@
 #   --scale default   about 5 minutes on 2 cores: the issue's sizes except
 #                     2M probe and build rows (not 10M) and pgbench 5 s (not 20)
 #   --scale full      the sizes of the issue: 10M probe rows, pgbench 20 s,
-#                     5 rounds (needs ~4 GB RAM and ~4 GB disk)
+#                     5 rounds; about 11 minutes (~4 GB RAM, ~4 GB disk)
 #
 # Needs root (packages, make install, reading the backend's /proc entry
 # through pg_read_file as the cluster's superuser). Environment: PG_CONFIG.
@@ -44,6 +44,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+if [ "$(id -u)" -ne 0 ]; then
+	echo "run.sh: run as root (packages, make install, a cluster owned by postgres)" >&2
+	exit 1
+fi
 [ -n "$out" ] && out=$(realpath -m -- "$out")
 BENCH=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$BENCH/../.." && pwd)

@@ -237,24 +237,40 @@ FROM bench_filters WHERE pg_column_size(f) >= 2000 ORDER BY id;
 SELECT bench.diag_time('per partition: the join alone, no bloom_contains',
                        'SELECT count(*) FROM bench_probe_part p JOIN bench_part_filters pf USING (part)',
                        :runs, :serial);
-CREATE TEMP TABLE probe_part_sorted AS SELECT * FROM bench_probe_part ORDER BY part, key;
-ANALYZE probe_part_sorted;
+CREATE UNLOGGED TABLE bench_probe_part_sorted AS
+    SELECT * FROM bench_probe_part ORDER BY part, key;
+VACUUM (FREEZE, ANALYZE) bench_probe_part_sorted;
 SELECT bench.diag_time('per partition: the same query over rows sorted by partition',
-                       'SELECT count(*) FROM probe_part_sorted p JOIN bench_part_filters pf USING (part) WHERE bloom_contains(pf.f, p.key)',
+                       'SELECT count(*) FROM bench_probe_part_sorted p JOIN bench_part_filters pf USING (part) WHERE bloom_contains(pf.f, p.key)',
                        :runs, :serial);
-DROP TABLE probe_part_sorted;
+DROP TABLE bench_probe_part_sorted;
 
 -- anti-join (work_mem 4MB): the filter pass, and the exact checks of the
 -- "maybe" keys
 SELECT bench.diag_time('anti-join: the filter pass alone, count(*) WHERE NOT bloom_contains',
                        'SELECT count(*) FROM bench_aj_incoming i WHERE NOT bloom_contains((SELECT f FROM bench_aj_filter), i.key)',
                        :runs, :serial);
-CREATE TEMP TABLE aj_maybe AS
+CREATE UNLOGGED TABLE bench_aj_maybe AS
     SELECT key FROM bench_aj_incoming i
     WHERE bloom_contains((SELECT f FROM bench_aj_filter), i.key);
-ANALYZE aj_maybe;
+VACUUM (FREEZE, ANALYZE) bench_aj_maybe;
 SELECT bench.diag_time(format('anti-join: the exact checks alone, NOT EXISTS (… OFFSET 0) for the %s maybe keys',
-                              (SELECT to_char(count(*), 'FM999,999,999') FROM aj_maybe)),
-                       'SELECT count(*) FROM aj_maybe m WHERE NOT EXISTS (SELECT 1 FROM bench_aj_existing e WHERE e.key = m.key OFFSET 0)',
+                              (SELECT to_char(count(*), 'FM999,999,999') FROM bench_aj_maybe)),
+                       'SELECT count(*) FROM bench_aj_maybe m WHERE NOT EXISTS (SELECT 1 FROM bench_aj_existing e WHERE e.key = m.key OFFSET 0)',
                        :runs, :serial);
-DROP TABLE aj_maybe;
+DROP TABLE bench_aj_maybe;
+
+-- build: where the time goes.  The sized form turns each worker's hashes
+-- into bits and combines by OR; the unsized form (timed above) merges hash
+-- lists and sets every bit in the leader.  sum(hashint8) in parallel is the
+-- most a parallel aggregate gets out of this machine.
+SELECT bench.diag_time(format('build: bloom_agg(bigint key, %s, 0.01) (sized), serial', :probe_rows),
+                       format('SELECT octet_length(bloom_agg(key, %s, 0.01)::bytea) FROM bench_probe_int', :probe_rows),
+                       :runs, :serial);
+SELECT bench.diag_time(format('build: bloom_agg(bigint key, %s, 0.01) (sized), 2 workers', :probe_rows),
+                       format('SELECT octet_length(bloom_agg(key, %s, 0.01)::bytea) FROM bench_probe_int', :probe_rows),
+                       :runs, :parallel2);
+SELECT bench.diag_time('build baseline: sum(hashint8(key)), serial',
+                       'SELECT sum(hashint8(key)) FROM bench_probe_int', :runs, :serial);
+SELECT bench.diag_time('build baseline: sum(hashint8(key)), 2 workers',
+                       'SELECT sum(hashint8(key)) FROM bench_probe_int', :runs, :parallel2);
