@@ -503,6 +503,8 @@ bloom_sort_unique_from(uint64_t *a, size_t n, size_t sorted,
 		return unique_sorted(a, n);
 	}
 
+	if (ntail == 0)
+		return sorted;
 	if (ntail >= 4)
 		sort_scatter(tail, ntail, scratch);
 	else

@@ -360,6 +360,69 @@ state_copy(const BloomAggState *src, MemoryContext cxt)
 }
 
 /*
+ * Merge the hash lists of b (split into NBUCKETS lists) into those of a, list
+ * by list: both sides sorted (workers send theirs sorted), then one linear
+ * merge each.  Adding b's hashes one at a time instead would make the leader
+ * of a parallel aggregate sort again everything its workers sorted.
+ */
+static void
+state_merge_lists(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
+{
+	size_t		longest = 0;
+	uint64	   *scratch;
+
+	if (a->nlists == 1)
+	{
+		HashList   *l = &a->lists[0];
+
+		l->n = l->sorted = bloom_sort_unique(l->h, l->n, NULL);
+		state_split(a, cxt);
+	}
+	for (int i = 0; i < NBUCKETS; i++)
+		longest = Max(longest, Max(a->lists[i].n, b->lists[i].n));
+	scratch = palloc_extended(Max(2 * longest, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
+
+	a->allocated = 0;
+	for (int i = 0; i < NBUCKETS; i++)
+	{
+		HashList   *x = &a->lists[i];
+		HashList   *y = &b->lists[i];
+		size_t		max;
+		uint64	   *out;
+		size_t		p = 0,
+					q = 0,
+					n = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		x->n = x->sorted = bloom_sort_unique_from(x->h, x->n, x->sorted, scratch);
+		y->n = y->sorted = bloom_sort_unique_from(y->h, y->n, y->sorted, scratch);
+		max = Max(INITIAL_HASHES, 2 * (x->n + y->n));
+		out = MemoryContextAllocHuge(cxt, max * sizeof(uint64));
+		while (p < x->n || q < y->n)
+		{
+			uint64		v;
+
+			if (q >= y->n || (p < x->n && x->h[p] <= y->h[q]))
+				v = x->h[p++];
+			else
+				v = y->h[q++];
+			if (n == 0 || out[n - 1] != v)
+				out[n++] = v;
+		}
+		pfree(x->h);
+		x->h = out;
+		x->n = x->sorted = n;
+		x->max = max;
+		a->allocated += max;
+	}
+	pfree(scratch);
+
+	/* a sized state turns into bits once its lists outgrow them */
+	if (a->sized && a->allocated * sizeof(uint64) > a->nblocks * BLOOM_BLOCK_BYTES)
+		state_to_bits(a, cxt);
+}
+
+/*
  * Combine two partial states (parallel workers, partitionwise aggregation,
  * or engines built on partial aggregation).
  */
@@ -395,6 +458,8 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 		for (uint64 i = 0; i < nbytes; i++)
 			a->f.bits[i] |= b->f.bits[i];
 	}
+	else if (a->filter == NULL && b->nlists == NBUCKETS)
+		state_merge_lists(a, b, cxt);
 	else
 	{
 		for (int i = 0; i < b->nlists; i++)
@@ -519,6 +584,42 @@ bloom_agg_deserialize(PG_FUNCTION_ARGS)
 		s->pending = palloc(PENDING_MAX * sizeof(uint64));
 		s->npending = 0;
 	}
+	else if (h.count >= SPLIT_HASHES)
+	{
+		/*
+		 * A large list arrives sorted (serialize sorts it): cut it into the
+		 * NBUCKETS lists by the top byte directly, and record them as sorted
+		 * where they are, so that combining only merges.
+		 */
+		size_t		i = 0;
+
+		s->nlists = NBUCKETS;
+		s->lists = palloc(NBUCKETS * sizeof(HashList));
+		s->allocated = 0;
+		for (int b = 0; b < NBUCKETS; b++)
+		{
+			size_t		start = i;
+			bool		sorted = true;
+			HashList   *l = &s->lists[b];
+
+			CHECK_FOR_INTERRUPTS();
+			while (i < h.count && (int) (bloom_get_u64(body + 8 * i) >> 56) == b)
+				i++;
+			list_init(l, Max(INITIAL_HASHES, i - start), CurrentMemoryContext);
+			for (size_t j = start; j < i; j++)
+			{
+				l->h[l->n] = bloom_get_u64(body + 8 * j);
+				if (l->n > 0 && l->h[l->n] <= l->h[l->n - 1])
+					sorted = false;
+				l->n++;
+			}
+			l->sorted = sorted ? l->n : 0;
+			s->allocated += l->max;
+		}
+		/* hashes out of order (a damaged state) go where they belong */
+		for (; i < h.count; i++)
+			state_add(s, CurrentMemoryContext, bloom_get_u64(body + 8 * i));
+	}
 	else
 	{
 		s->nlists = 1;
@@ -526,11 +627,7 @@ bloom_agg_deserialize(PG_FUNCTION_ARGS)
 		list_init(&s->lists[0], INITIAL_HASHES, CurrentMemoryContext);
 		s->allocated = INITIAL_HASHES;
 		for (size_t i = 0; i < h.count; i++)
-		{
-			if ((i & 0xFFFFF) == 0)
-				CHECK_FOR_INTERRUPTS();
 			state_add(s, CurrentMemoryContext, bloom_get_u64(body + 8 * i));
-		}
 	}
 	PG_RETURN_POINTER(s);
 }
