@@ -51,10 +51,11 @@
  *	   108   16  reserved     must be 0 (pads the header so that the bits
  *	                          start 128 bytes into the datum: a 64-byte
  *	                          aligned datum has cache-line aligned blocks)
- *	   128    -  bits         nblocks * 64 bytes
+ *	   124    -  bits         nblocks * 64 bytes
  *
- * Offsets above count from the start of the payload, after the varlena
- * header; the payload header is BLOOM_HEADER_SIZE (124) bytes.
+ * Offsets above count from the start of the payload, after the 4-byte
+ * varlena header; the payload header is BLOOM_HEADER_SIZE (124) bytes, so the
+ * bits start 128 bytes into the datum.
  *
  * Bit layout.  A key's 64-bit hash h picks one block with a multiply-shift
  * of its high 32 bits, block = ((h >> 32) * nblocks) >> 32, and k bits inside
