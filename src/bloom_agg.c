@@ -290,16 +290,8 @@ bloom_agg_trans(PG_FUNCTION_ARGS)
 {
 	MemoryContext cxt = bloom_agg_context(fcinfo, "bloom_agg_trans");
 	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
-	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
+	BloomKeyType *kt = bloom_call_key_type(fcinfo, 1);
 	bool		sized = PG_NARGS() == 4;
-
-	if (kt == NULL)
-	{
-		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
-		bloom_key_type_init(kt, get_fn_expr_argtype(fcinfo->flinfo, 1),
-							PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
-		fcinfo->flinfo->fn_extra = kt;
-	}
 
 	if (sized)
 	{

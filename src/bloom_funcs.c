@@ -39,7 +39,7 @@ bloom_create(PG_FUNCTION_ARGS)
 	PG_RETURN_BLOOM_P(bloom_new((uint64) capacity, rate, nblocks, k, ""));
 }
 
-/* The key type of argument argno, worked out once per call site. */
+/* Set up the key type of argument argno in kt, once per call site. */
 static BloomKeyType *
 key_type(FunctionCallInfo fcinfo, int argno, BloomKeyType *kt)
 {
@@ -50,41 +50,60 @@ key_type(FunctionCallInfo fcinfo, int argno, BloomKeyType *kt)
 }
 
 /*
- * Return a copy of the filter with the key added.  The argument itself is
- * never changed: a query may hold the same datum twice.  A NULL key gives
- * back the filter unchanged, so that bloom_add over a nullable column never
- * loses a filter.
+ * The key type of argument argno, kept in fn_extra: for the functions whose
+ * fn_extra holds nothing else (bloom_add, bloom_add_new, bloom_agg).
+ */
+BloomKeyType *
+bloom_call_key_type(FunctionCallInfo fcinfo, int argno)
+{
+	if (fcinfo->flinfo->fn_extra == NULL)
+		fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
+	return key_type(fcinfo, argno, (BloomKeyType *) fcinfo->flinfo->fn_extra);
+}
+
+/*
+ * A copy of the filter in argument 0 with the key in argument 1 (not NULL)
+ * added; *added says whether a bit changed, i.e. the key was surely new.
+ * The argument itself is never changed: a query may hold the same datum
+ * twice.  The first key of an empty filter fixes its family.
+ */
+bytea *
+bloom_add_key(FunctionCallInfo fcinfo, bool *added)
+{
+	BloomKeyType *kt = bloom_call_key_type(fcinfo, 1);
+	bytea	   *v = PG_GETARG_BLOOM_P_COPY(0);
+	BloomFilter f;
+
+	bloom_open(v, &f);
+	bloom_check_family(&f, kt);
+	*added = bloom_set_hash_changed(f.bits, f.nblocks, f.nhashes,
+									bloom_key_hash(kt, PG_GETARG_DATUM(1), f.seed));
+	if (f.family[0] == '\0')
+	{
+		strlcpy(f.family, kt->family, BLOOM_FAMILY_LEN);
+		bloom_write_header(BLOOM_PAYLOAD(v), &f);
+		*added = true;			/* the filter held nothing before */
+	}
+	return v;
+}
+
+/*
+ * Return a copy of the filter with the key added.  A NULL key gives back the
+ * filter unchanged, so that bloom_add over a nullable column never loses a
+ * filter.
  */
 PG_FUNCTION_INFO_V1(bloom_add);
 Datum
 bloom_add(PG_FUNCTION_ARGS)
 {
-	bytea	   *v;
-	BloomFilter f;
-	BloomKeyType *kt;
+	bool		added;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-
-	if (fcinfo->flinfo->fn_extra == NULL)
-		fcinfo->flinfo->fn_extra =
-			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
-	kt = key_type(fcinfo, 1, (BloomKeyType *) fcinfo->flinfo->fn_extra);
-
-	v = PG_GETARG_BLOOM_P_COPY(0);
-	bloom_open(v, &f);
-	bloom_check_family(&f, kt);
-	if (f.family[0] == '\0')
-	{
-		/* the first key fixes the family */
-		strlcpy(f.family, kt->family, BLOOM_FAMILY_LEN);
-		bloom_write_header(BLOOM_PAYLOAD(v), &f);
-	}
-	bloom_set_hash(f.bits, f.nblocks, f.nhashes,
-				   bloom_key_hash(kt, PG_GETARG_DATUM(1), f.seed));
-	PG_RETURN_BLOOM_P(v);
+	PG_RETURN_BLOOM_P(bloom_add_key(fcinfo, &added));
 }
 
 /*

@@ -372,21 +372,14 @@ bloom_setop_agg_deserialize(PG_FUNCTION_ARGS)
 {
 	bytea	   *in = PG_GETARG_BYTEA_PP(0);
 	size_t		len = VARSIZE_ANY_EXHDR(in);
-	BloomFilter f;
-	BloomError	err;
 	BloomSetOpState *s;
 
 	bloom_agg_context(fcinfo, "bloom_setop_agg_deserialize");
-	err = bloom_check((const uint8 *) VARDATA_ANY(in), len, &f);
-	if (err != BLOOM_OK)
-		ereport(ERROR,
-				errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				errmsg("invalid bloom_union_agg or bloom_intersect_agg state"),
-				errdetail("%s", bloom_error_message(err)));
 	s = palloc(sizeof(BloomSetOpState));
 	s->filter = (bytea *) palloc(VARHDRSZ + len);
 	SET_VARSIZE(s->filter, VARHDRSZ + len);
 	memcpy(VARDATA(s->filter), VARDATA_ANY(in), len);
+	bloom_validate(s->filter, ERRCODE_INVALID_BINARY_REPRESENTATION, NULL);
 	bloom_open(s->filter, &s->f);
 	PG_RETURN_POINTER(s);
 }
@@ -643,10 +636,8 @@ bloom_add_new(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc = result_tupdesc(fcinfo);
 	Datum		values[2];
 	bool		nulls[2] = {0};
-	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
-	bytea	   *v;
-	BloomFilter f;
 	bool		added;
+	bytea	   *v;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -657,27 +648,7 @@ bloom_add_new(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 	}
 
-	if (kt == NULL)
-	{
-		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
-		bloom_key_type_init(kt, get_fn_expr_argtype(fcinfo->flinfo, 1),
-							PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
-		fcinfo->flinfo->fn_extra = kt;
-	}
-
-	v = PG_GETARG_BLOOM_P_COPY(0);
-	bloom_open(v, &f);
-	bloom_check_family(&f, kt);
-	added = bloom_set_hash_changed(f.bits, f.nblocks, f.nhashes,
-								   bloom_key_hash(kt, PG_GETARG_DATUM(1), f.seed));
-	if (f.family[0] == '\0')
-	{
-		/* the first key fixes the family; the filter held nothing before */
-		strlcpy(f.family, kt->family, BLOOM_FAMILY_LEN);
-		bloom_write_header(BLOOM_PAYLOAD(v), &f);
-		added = true;
-	}
-
+	v = bloom_add_key(fcinfo, &added);
 	values[0] = PointerGetDatum(v);
 	values[1] = BoolGetDatum(added);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

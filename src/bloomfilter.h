@@ -87,6 +87,10 @@ extern uint64 bloom_key_hash(BloomKeyType *kt, Datum key, uint64 seed);
 extern void bloom_check_family(const BloomFilter *f, const BloomKeyType *kt);
 extern const char *bloom_family_display(const char *family);
 
+/* bloom_funcs.c */
+extern BloomKeyType *bloom_call_key_type(FunctionCallInfo fcinfo, int argno);
+extern bytea *bloom_add_key(FunctionCallInfo fcinfo, bool *added);
+
 /* bloomfilter.c */
 extern bytea *bloom_new(uint64 capacity, double rate, uint64 nblocks, int k,
 						const char *family);
