@@ -217,6 +217,17 @@ SELECT n,
        pg_temp.capacity((SELECT bloom_agg(md5((i % n)::text)) FROM generate_series(1, 4 * n) i)) AS text_capacity
 FROM (VALUES (1), (2), (17), (1000), (65536), (100000)) v(n)
 ORDER BY n;
+-- over a table the planner knows to be large the lists are sized for its
+-- rows up front: each key still counts once, wherever its repeats are
+CREATE TABLE agg_big AS
+    SELECT (i % 100000)::bigint AS k FROM generate_series(1, 400000) i
+    UNION ALL
+    SELECT (i / 4)::bigint FROM generate_series(0, 399999) i;
+ANALYZE agg_big;
+SELECT bloom_agg(k)::bytea = bloom_agg(k, 100000, 0.01)::bytea AS same_as_sized,
+       pg_temp.capacity(bloom_agg(k)) AS capacity
+FROM agg_big;
+DROP TABLE agg_big;
 
 --
 -- errors of the sized form

@@ -320,8 +320,7 @@ bloom_init_header(BloomFilter *f, uint64_t capacity, double rate,
 
 /*
  * Sort hashes, in place: an MSD radix sort on one byte at a time, finished by
- * insertion sort on small buckets.  The fallback when no scratch space is
- * given.
+ * insertion sort on small buckets.
  */
 static void
 sort_msd(uint64_t *a, size_t n, int shift)
@@ -381,83 +380,15 @@ sort_msd(uint64_t *a, size_t n, int shift)
 			sort_msd(a + start[b], count[b], shift - 8);
 }
 
-/*
- * Sort hashes using 2n slots of scratch space: hashes are uniform, so
- * scattering them into about n buckets by their leading bits (above the
- * smallest) leaves about one per bucket, and one insertion-sort pass over
- * the nearly sorted result finishes the job.  Four linear passes, where the
- * radix sort above needs many more on small arrays.
- */
-static void
-sort_scatter(uint64_t *a, size_t n, uint64_t *scratch)
-{
-	uint64_t	lo = a[0],
-				hi = a[0];
-	uint64_t   *tmp = scratch;
-	uint64_t   *count = scratch + n;	/* nb + 1 <= n slots */
-	size_t		nb = 1;
-	int			shift = 0;
-	size_t		moves;
-
-	for (size_t i = 1; i < n; i++)
-	{
-		if (a[i] < lo)
-			lo = a[i];
-		if (a[i] > hi)
-			hi = a[i];
-	}
-	if (lo == hi)
-		return;
-	while (nb * 2 < n)
-		nb *= 2;
-	/* shift so that (hi - lo) >> shift < nb */
-	while (((hi - lo) >> shift) >= nb)
-		shift++;
-
-	memset(count, 0, (nb + 1) * sizeof(uint64_t));
-	for (size_t i = 0; i < n; i++)
-		count[((a[i] - lo) >> shift) + 1]++;
-	for (size_t b = 1; b <= nb; b++)
-		count[b] += count[b - 1];
-	for (size_t i = 0; i < n; i++)
-		tmp[count[(a[i] - lo) >> shift]++] = a[i];
-
-	/*
-	 * Insertion sort of the nearly sorted result back into a.  Should the
-	 * hashes be far from uniform (they are not, unless XXH3 is attacked), the
-	 * moves are counted and the radix sort takes over before this turns
-	 * quadratic.
-	 */
-	moves = 0;
-	for (size_t i = 0; i < n; i++)
-	{
-		uint64_t	v = tmp[i];
-		size_t		j = i;
-
-		while (j > 0 && a[j - 1] > v)
-		{
-			a[j] = a[j - 1];
-			j--;
-		}
-		a[j] = v;
-		moves += i - j;
-		if (moves > 16 * n)
-		{
-			memcpy(a + i + 1, tmp + i + 1, (n - i - 1) * sizeof(uint64_t));
-			sort_msd(a, n, 56);
-			return;
-		}
-	}
-}
-
-/* Drop adjacent duplicates of a sorted array; returns the new length. */
-static size_t
-unique_sorted(uint64_t *a, size_t n)
+/* Sort hashes and drop duplicates, in place; returns the new length. */
+size_t
+bloom_sort_unique(uint64_t *a, size_t n)
 {
 	size_t		out = 1;
 
 	if (n < 2)
 		return n;
+	sort_msd(a, n, 56);
 	for (size_t i = 1; i < n; i++)
 		if (a[i] != a[out - 1])
 			a[out++] = a[i];
@@ -465,65 +396,139 @@ unique_sorted(uint64_t *a, size_t n)
 }
 
 /*
- * Sort an array of hashes and drop duplicates in place; returns the new
- * length.  With scratch space for 2n hashes the sort is a few linear passes;
- * without, an in-place radix sort.  Sorted hashes also make the final bit
- * setting walk the blocks in order.
+ * Hash sets for dropping duplicates: a quarter full at most, so that a
+ * hash's first slot is usually free (the branch on it is then predictable),
+ * and no larger than UNIQUE_SET_SLOTS, to stay within the cache.
  */
-size_t
-bloom_sort_unique(uint64_t *a, size_t n, uint64_t *scratch)
+#define UNIQUE_SET_SLOTS	65536
+#define UNIQUE_PART			1024	/* hashes per set, when splitting */
+
+static size_t
+set_slots(size_t n)
 {
-	return bloom_sort_unique_from(a, n, 0, scratch);
+	size_t		slots = 16;
+
+	while (slots < 4 * n)
+		slots *= 2;
+	return slots;
+}
+
+/* Scratch space bloom_unique needs for n hashes, in hashes. */
+size_t
+bloom_unique_scratch(size_t n)
+{
+	size_t		slots = set_slots(n);
+
+	/* one set; or a copy to split, and a set per part */
+	return slots <= UNIQUE_SET_SLOTS ? slots : n + UNIQUE_SET_SLOTS;
 }
 
 /*
- * The same, for an array whose first "sorted" hashes are already sorted and
- * free of duplicates (what the last call left): only the rest is sorted, then
- * merged in, so that an array that is compacted again and again as it grows
- * has each hash sorted once.  scratch: room for 2n hashes.
+ * Append to out[*nout] the hashes of in[0, n) not seen before, using an
+ * open-addressing set in table (zeroed here; 0 marks a free slot, and a hash
+ * of 0 itself is tracked by *zero).  out may be in itself.  Returns how many
+ * of in were done: fewer than n if the set would be too large or the probes
+ * exceed *budget.  Hashes are uniform, so that happens only to hashes made
+ * to collide.
+ */
+static size_t
+unique_into(const uint64_t *in, size_t n, uint64_t *out, size_t *nout,
+			uint64_t *table, bool *zero, size_t *budget)
+{
+	size_t		slots = set_slots(n);
+	size_t		mask = slots - 1;
+	size_t		o = *nout;
+	size_t		left = *budget;
+	size_t		i;
+
+	if (slots > UNIQUE_SET_SLOTS)
+		return 0;
+	memset(table, 0, slots * sizeof(uint64_t));
+	for (i = 0; i < n; i++)
+	{
+		uint64_t	v = in[i];
+		size_t		slot = (size_t) v & mask;
+
+		if (v == 0)
+		{
+			if (!*zero)
+				out[o++] = 0;
+			*zero = true;
+			continue;
+		}
+		while (table[slot] != 0 && table[slot] != v && left > 0)
+		{
+			slot = (slot + 1) & mask;
+			left--;
+		}
+		if (left == 0)
+			break;
+		if (table[slot] == 0)
+		{
+			table[slot] = v;
+			out[o++] = v;
+		}
+	}
+	*nout = o;
+	*budget = left;
+	return i;
+}
+
+/*
+ * Drop duplicate hashes, in place; returns the new length.  The order of what
+ * is left is unspecified.  Nothing needs the hashes sorted, and a hash set
+ * costs about half of what sorting them did.  Beyond what one set within the
+ * cache holds, the hashes are first split by bits 48-55 into parts of about
+ * UNIQUE_PART (the set indexes by the low bits).  Should the hashes be far
+ * from uniform (they are not, unless XXH3 is attacked), a radix sort takes
+ * over.  scratch: room for bloom_unique_scratch(n) hashes.
  */
 size_t
-bloom_sort_unique_from(uint64_t *a, size_t n, size_t sorted,
-					   uint64_t *scratch)
+bloom_unique(uint64_t *a, size_t n, uint64_t *scratch)
 {
-	uint64_t   *tail = a + sorted;
-	size_t		ntail = n - sorted;
-	size_t		i = 0,
-				j = 0,
-				out = 0;
+	bool		zero = false;
+	size_t		budget = 8 * n + 64;
+	size_t		out = 0;
+	size_t		start[257] = {0};
+	size_t		next[256];
+	size_t		parts = 2;
+	uint64_t   *copy = scratch;
 
-	if (scratch == NULL || sorted == 0 || sorted > n)
+	if (n < 2)
+		return n;
+	if (set_slots(n) <= UNIQUE_SET_SLOTS)
 	{
-		if (n < 2)
-			return n;
-		if (scratch != NULL && n >= 4)
-			sort_scatter(a, n, scratch);
-		else
-			sort_msd(a, n, 56);
-		return unique_sorted(a, n);
+		size_t		done = unique_into(a, n, a, &out, scratch, &zero, &budget);
+
+		if (done == n)
+			return out;
+		/* a[0, out) and a[done, n) still hold every hash */
+		memmove(a + out, a + done, (n - done) * sizeof(uint64_t));
+		return bloom_sort_unique(a, out + n - done);
 	}
 
-	if (ntail == 0)
-		return sorted;
-	if (ntail >= 4)
-		sort_scatter(tail, ntail, scratch);
-	else
-		sort_msd(tail, ntail, 56);
-	ntail = unique_sorted(tail, ntail);
-
-	/* merge a[0, sorted) and the tail into scratch, dropping duplicates */
-	while (i < sorted || j < ntail)
+	while (parts < 256 && n / parts > UNIQUE_PART)
+		parts *= 2;
+	/* scatter a into copy by bits 48-55, then one set per part */
+	for (size_t i = 0; i < n; i++)
+		start[((a[i] >> 48) & (parts - 1)) + 1]++;
+	for (size_t b = 1; b <= parts; b++)
+		start[b] += start[b - 1];
+	memcpy(next, start, parts * sizeof(size_t));
+	for (size_t i = 0; i < n; i++)
+		copy[next[(a[i] >> 48) & (parts - 1)]++] = a[i];
+	for (size_t b = 0; b < parts; b++)
 	{
-		uint64_t	v;
+		size_t		len = start[b + 1] - start[b];
 
-		if (j >= ntail || (i < sorted && a[i] <= tail[j]))
-			v = a[i++];
-		else
-			v = tail[j++];
-		if (out == 0 || scratch[out - 1] != v)
-			scratch[out++] = v;
+		if (unique_into(copy + start[b], len, a, &out, scratch + n,
+						&zero, &budget) != len)
+		{
+			/* copy still holds every hash */
+			memcpy(a, copy, n * sizeof(uint64_t));
+			return bloom_sort_unique(a, n);
+		}
 	}
-	memcpy(a, scratch, out * sizeof(uint64_t));
 	return out;
 }
 

@@ -433,43 +433,53 @@ fuzz_state(const uint8_t *data, size_t size)
 		size_t		n = (size_t) s.count;
 		uint64_t   *a,
 				   *b,
+				   *c,
 				   *scratch;
 		size_t		na,
-					nb;
+					nb,
+					nc;
 
 		/* the count was checked against the length: no huge allocation */
 		CHECK(n == bodylen / 8 && bodylen % 8 == 0);
 		a = fz_alloc(n * sizeof(uint64_t));
 		b = fz_alloc(n * sizeof(uint64_t));
-		scratch = fz_alloc(2 * n * sizeof(uint64_t));
+		c = fz_alloc(n * sizeof(uint64_t));
+		scratch = fz_alloc(bloom_unique_scratch(n) * sizeof(uint64_t));
 		for (size_t i = 0; i < n; i++)
-			a[i] = b[i] = bloom_get_u64(body + 8 * i);
-
-		/* both sorts (serialize, combine) agree, sorted and unique */
-		na = bloom_sort_unique(a, n, scratch);
-		nb = bloom_sort_unique(b, n, NULL);
-		CHECK(na == nb && na <= n && (n == 0 || na >= 1));
-		CHECK(na == 0 || memcmp(a, b, na * sizeof(uint64_t)) == 0);
-		for (size_t i = 1; i < na; i++)
-			CHECK(a[i - 1] < a[i]);
+			a[i] = bloom_get_u64(body + 8 * i);
 
 		/*
-		 * A list compacted again as it grows: its first part sorted before,
-		 * the rest new (bloom_sort_unique_from).  Same result.
+		 * The hash set (bloom_agg's lists) keeps the same hashes as the
+		 * sort, once each: as they come, and made to collide (all in one
+		 * slot and one part), which takes the sort fallback.
 		 */
-		if (n > 0)
+		na = bloom_sort_unique(a, n);
+		CHECK(na <= n && (n == 0 || na >= 1));
+		for (size_t i = 1; i < na; i++)
+			CHECK(a[i - 1] < a[i]);
+		for (int collide = 0; collide < 2; collide++)
 		{
-			size_t		split = (size_t) body[0] % (n + 1);
-			size_t		q;
-
 			for (size_t i = 0; i < n; i++)
+			{
 				b[i] = bloom_get_u64(body + 8 * i);
-			q = bloom_sort_unique(b, split, scratch);
-			memmove(b + q, b + split, (n - split) * sizeof(uint64_t));
-			nb = bloom_sort_unique_from(b, q + n - split, q, scratch);
-			CHECK(nb == na && memcmp(a, b, na * sizeof(uint64_t)) == 0);
+				if (collide)
+					b[i] &= UINT64_C(0xFF00FFFFFFFF0000);
+			}
+			nb = bloom_unique(b, n, scratch);
+			nb = bloom_sort_unique(b, nb);	/* the same set, in order */
+			if (collide)
+			{
+				memcpy(c, a, na * sizeof(uint64_t));
+				for (size_t i = 0; i < na; i++)
+					c[i] &= UINT64_C(0xFF00FFFFFFFF0000);
+				nc = bloom_sort_unique(c, na);
+				CHECK(nb == nc && memcmp(b, c, nb * sizeof(uint64_t)) == 0);
+			}
+			else
+				CHECK(nb == na && memcmp(a, b, na * sizeof(uint64_t)) == 0);
 		}
 		free(scratch);
+		free(c);
 		free(b);
 		free(a);
 	}
