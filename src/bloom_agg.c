@@ -9,10 +9,8 @@
  *
  * - Unsized, bloom_agg(key): duplicates are dropped from time to time, and
  *   the final function sizes the filter for the number of distinct hashes at
- *   the default rate.  Memory: 8 to 16 bytes per distinct key, up to 4 times
- *   that when keys repeat (see state_make_room), at most 40 MB more set aside
- *   for the rows the planner expects (see state_split), plus the final
- *   filter.
+ *   the default rate.  Memory: 8 to 16 bytes per distinct key, plus the
+ *   final filter.
  * - Sized, bloom_agg(key, capacity, rate): the list turns into the filter's
  *   bits once it would take more room than they do.  So many small groups do
  *   not each allocate a large bit array, and a large group costs the filter's
@@ -52,7 +50,6 @@
 #define INITIAL_HASHES	16
 #define NBUCKETS		256		/* lists after the split, by the top byte */
 #define SPLIT_HASHES	32768	/* split once the single list holds this many */
-#define LAZY_FACTOR		4		/* see state_make_room */
 #define PRESIZE_HASHES	(4.0 * 1024 * 1024) /* see state_split */
 
 /*
@@ -87,6 +84,7 @@ typedef struct BloomAggState
 	uint64	   *scratch;		/* for bloom_unique, kept for the next time */
 	size_t		nscratch;
 	double		rows_hint;		/* rows the planner expects, or 0 */
+	int64		nrows;			/* keys added, for state_split */
 	bytea	   *filter;			/* sized, once turned into bits */
 	BloomFilter f;				/* header of filter; f.bits into it */
 	uint64	   *pending;		/* with filter: hashes not yet set */
@@ -226,13 +224,14 @@ state_to_bits(BloomAggState *s, MemoryContext cxt)
 
 /*
  * Split the single list into NBUCKETS lists by the top byte.  An unsized
- * state that the planner expects to see many more rows sizes its lists for
- * them now (for up to PRESIZE_HASHES rows, with a quarter to spare), rather
- * than growing them by doubling: each doubling copies a list into new
- * memory, and the page faults of that memory cost as much as the copy (the
- * serial bigint build took 15% less time).  Only a state with SPLIT_HASHES
- * distinct keys gets here, and memory set aside but not written is not
- * resident.  A sized state turns into bits before its lists get large.
+ * state that the planner expects to see many more rows sizes its lists now
+ * for the distinct keys those rows should bring (at most PRESIZE_HASHES,
+ * with a quarter to spare), rather than growing them by doubling: each
+ * doubling copies a list into new memory, and the page faults of that memory
+ * cost as much as the copy (the serial bigint build took 15% less time).
+ * Only a state with SPLIT_HASHES distinct keys gets here, and memory set
+ * aside but not written is not resident.  A sized state turns into bits
+ * before its lists get large.
  */
 static void
 state_split(BloomAggState *s, MemoryContext cxt)
@@ -241,8 +240,13 @@ state_split(BloomAggState *s, MemoryContext cxt)
 	size_t		count[NBUCKETS] = {0};
 	size_t		presize = 0;
 
-	if (!s->sized && s->rows_hint > flat.n)
-		presize = (size_t) (Min(s->rows_hint, PRESIZE_HASHES) / NBUCKETS * 1.25);
+	if (!s->sized && s->rows_hint > flat.n && s->nrows > 0)
+	{
+		/* as many distinct keys to come as there were among the rows so far */
+		double		expect = s->rows_hint * Min(1.0, (double) flat.n / s->nrows);
+
+		presize = (size_t) (Min(expect, PRESIZE_HASHES) / NBUCKETS * 1.25);
+	}
 	for (size_t j = 0; j < flat.n; j++)
 		count[flat.h[j] >> 56]++;
 	pfree(s->lists);
@@ -268,23 +272,15 @@ state_split(BloomAggState *s, MemoryContext cxt)
 
 /*
  * A hash list is full: drop its duplicates, and grow it if that did not free
- * half of it.  Once the state is split, a list drops its duplicates only when
- * it holds LAZY_FACTOR times the hashes it had left the last time (the final
- * function does it once more anyway): each hash then goes through about 1.3
- * such passes rather than 2, and a list of keys that repeat holds at most
- * LAZY_FACTOR times its distinct hashes.  Along the way a sized state turns
- * into bits once its lists would outgrow them, and a large single list is
- * split.
+ * half of it.  Along the way a sized state turns into bits once its lists
+ * would outgrow them, and a large single list is split.
  */
 static void
 state_make_room(BloomAggState *s, HashList *l, MemoryContext cxt)
 {
-	if (s->nlists == 1 || l->n >= LAZY_FACTOR * l->unique)
-	{
-		list_unique(s, l, cxt);
-		if (l->n <= l->max / 2)
-			return;
-	}
+	list_unique(s, l, cxt);
+	if (l->n <= l->max / 2)
+		return;
 	if (s->sized &&
 		(s->allocated + l->max) * sizeof(uint64) > s->nblocks * BLOOM_BLOCK_BYTES)
 	{
@@ -403,6 +399,7 @@ bloom_agg_trans(PG_FUNCTION_ARGS)
 	{
 		uint64		h = bloom_key_hash(kt, PG_GETARG_DATUM(1), BLOOM_DEFAULT_SEED);
 
+		s->nrows++;
 		if (!state_add_fast(s, h))
 			state_add(s, bloom_agg_context(fcinfo, "bloom_agg_trans"), h);
 	}
