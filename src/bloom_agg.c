@@ -50,7 +50,7 @@
 #define INITIAL_HASHES	16
 #define NBUCKETS		256		/* lists after the split, by the top byte */
 #define SPLIT_HASHES	32768	/* split once the single list holds this many */
-#define PRESIZE_HASHES	(4.0 * 1024 * 1024) /* see state_split */
+#define PRESIZE_HASHES	(16.0 * 1024 * 1024) /* see state_split */
 
 /*
  * Once a sized state is bits, each key is a write at a random place in the
@@ -367,8 +367,12 @@ Datum
 bloom_agg_trans(PG_FUNCTION_ARGS)
 {
 	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
-	BloomKeyType *kt = bloom_call_key_type(fcinfo, 1);
+	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
 	bool		sized = PG_NARGS() == 4;
+
+	/* set up once per call site; this runs for every row */
+	if (unlikely(kt == NULL || kt->typid == InvalidOid))
+		kt = bloom_call_key_type(fcinfo, 1);
 
 	if (sized)
 	{
