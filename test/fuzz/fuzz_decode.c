@@ -621,9 +621,60 @@ fuzz_pair(const uint8_t *data, size_t size)
 	free(abuf);
 }
 
+/*
+ * Once per process: bloom_unique on arrays longer than any input can hold
+ * (FUZZ_MAX_LEN), so that its split into parts runs too.  With repeats and
+ * zeros; then with every hash in one part, and with every hash of a part in
+ * one slot: both take the sort fallback.  Each agrees with the sort.
+ */
+static void
+check_unique_large(void)
+{
+	const size_t n = 40000;
+	uint64_t   *a = fz_alloc(n * sizeof(uint64_t));
+	uint64_t   *b = fz_alloc(n * sizeof(uint64_t));
+	uint64_t   *scratch = fz_alloc(bloom_unique_scratch(n) * sizeof(uint64_t));
+	const uint64_t mask[3] = {~UINT64_C(0), ~UINT64_C(0x00FF000000000000),
+	~UINT64_C(0xFFFF)};
+
+	for (int variant = 0; variant < 3; variant++)
+	{
+		uint64_t	x = 1;
+		size_t		na,
+					nb;
+
+		for (size_t i = 0; i < n; i++)
+		{
+			uint64_t	v = bloom_mix(x += BLOOM_GOLDEN);
+
+			if (i % 5 == 4)
+				v = a[i / 2];	/* a repeat */
+			else if (i % 1000 == 7)
+				v = 0;
+			a[i] = b[i] = v & mask[variant];
+		}
+		na = bloom_sort_unique(a, n);
+		nb = bloom_unique(b, n, scratch);
+		CHECK(nb == na);
+		nb = bloom_sort_unique(b, nb);
+		CHECK(nb == na && memcmp(a, b, na * sizeof(uint64_t)) == 0);
+		CHECK(na > n / 2 && na < n);
+	}
+	free(scratch);
+	free(b);
+	free(a);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static bool unique_checked = false;
+
+	if (!unique_checked)
+	{
+		check_unique_large();
+		unique_checked = true;
+	}
 	if (size < 1)
 		return 0;
 	switch (data[0] % NMODES)
