@@ -100,6 +100,28 @@ list_init(HashList *l, size_t max, MemoryContext cxt)
 	l->unique = 0;
 }
 
+/* Give a list room for at least need hashes, doubling its size. */
+static void
+list_grow(HashList *l, size_t need)
+{
+	size_t		max = l->max;
+
+	while (max < need)
+	{
+		if (max * 2 > MaxAllocHugeSize / sizeof(uint64))
+			ereport(ERROR,
+					errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					errmsg("bloom_agg saw too many distinct keys"),
+					errhint("Give bloom_agg a capacity and a false-positive rate."));
+		max *= 2;
+	}
+	if (max != l->max)
+	{
+		l->h = repalloc_huge(l->h, max * sizeof(uint64));
+		l->max = max;
+	}
+}
+
 /*
  * The planner's estimate of the rows a plain aggregate (one group) gets, or 0.
  */
@@ -292,14 +314,8 @@ state_make_room(BloomAggState *s, HashList *l, MemoryContext cxt)
 		state_split(s, cxt);
 		return;
 	}
-	if (l->max * 2 > MaxAllocHugeSize / sizeof(uint64))
-		ereport(ERROR,
-				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				errmsg("bloom_agg saw too many distinct keys"),
-				errhint("Give bloom_agg a capacity and a false-positive rate."));
 	s->allocated += l->max;
-	l->max *= 2;
-	l->h = repalloc_huge(l->h, l->max * sizeof(uint64));
+	list_grow(l, 2 * l->max);
 }
 
 /* Set the bits of the held-back hashes of a state that is bits. */
@@ -333,8 +349,8 @@ state_add_fast(BloomAggState *s, uint64 h)
 static void
 state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 {
-	HashList   *l;
-
+	if (state_add_fast(s, h))
+		return;
 	if (s->filter)
 	{
 		s->pending[s->npending++] = h;
@@ -342,18 +358,13 @@ state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 			state_flush(s);
 		return;
 	}
-	l = &s->lists[s->nlists == 1 ? 0 : h >> 56];
-	if (unlikely(l->n == l->max))
-	{
-		state_make_room(s, l, cxt);
-		if (s->filter)
-		{
-			state_add(s, cxt, h);
-			return;
-		}
-		l = &s->lists[s->nlists == 1 ? 0 : h >> 56];
-	}
-	l->h[l->n++] = h;
+
+	/*
+	 * The hash's list is full.  Afterwards it has room, or the state was
+	 * split (each new list has room) or turned into bits: add again.
+	 */
+	state_make_room(s, &s->lists[s->nlists == 1 ? 0 : h >> 56], cxt);
+	state_add(s, cxt, h);
 }
 
 /*
@@ -458,20 +469,7 @@ state_append_lists(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
 		HashList   *y = &b->lists[i];
 
 		CHECK_FOR_INTERRUPTS();
-		if (x->n + y->n > x->max)
-		{
-			size_t		max = x->max;
-
-			while (max < x->n + y->n)
-				max *= 2;
-			if (max > MaxAllocHugeSize / sizeof(uint64))
-				ereport(ERROR,
-						errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						errmsg("bloom_agg saw too many distinct keys"),
-						errhint("Give bloom_agg a capacity and a false-positive rate."));
-			x->h = repalloc_huge(x->h, max * sizeof(uint64));
-			x->max = max;
-		}
+		list_grow(x, x->n + y->n);
 		memcpy(x->h + x->n, y->h, y->n * sizeof(uint64));
 		x->n += y->n;
 		a->allocated += x->max;
