@@ -22,6 +22,7 @@
 #include "nodes/nodes.h"
 #if PG_VERSION_NUM >= 160000
 #include "nodes/miscnodes.h"
+#include "varatt.h"			/* split out of postgres.h in 16 */
 #endif
 
 #include "bloom.h"

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+#
+# test/matrix.sh: build and test bloomfilter against a prebuilt PostgreSQL
+# tarball (../shared/pg/pg-NN.tar.gz, see its README), in a private server.
+#
+#   bash test/matrix.sh TARBALL [--workdir DIR] [--port N] [--keep]
+#                               [MAKEVAR=VALUE ...]
+#
+# 1. unpacks TARBALL into DIR (default: a fresh temporary folder),
+# 2. copies this tree there and builds it with PG_CFLAGS=-Werror against the
+#    tarball's pg_config, installs it into the unpacked server,
+# 3. initdb's a cluster, starts it on PORT (default 5870 + major),
+# 4. runs `make installcheck` (regression and isolation suites; TAP tests run
+#    on the distribution's server in test/run-tests.sh), with any MAKEVAR
+#    given (e.g. REGRESS=bloom_agg),
+# 5. stops the server; removes DIR unless --keep.
+#
+# initdb refuses to run as root: as root, every step that touches the server
+# runs as the postgres user (runuser), on files that user owns.
+# Exit status: that of make installcheck (1 on a failed setup step).
+
+set -uo pipefail
+
+tarball=
+workdir=
+port=
+keep=0
+makevars=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+		--workdir) workdir=$2; shift 2 ;;
+		--port) port=$2; shift 2 ;;
+		--keep) keep=1; shift ;;
+		*=*) makevars+=("$1"); shift ;;
+		-h | --help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		*) tarball=$1; shift ;;
+	esac
+done
+[ -n "$tarball" ] && [ -f "$tarball" ] || { echo "matrix.sh: no tarball: '$tarball'" >&2; exit 1; }
+tarball=$(readlink -f "$tarball")
+
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$(pwd)
+name=$(basename "$tarball" .tar.gz)			# pg-16
+major=${name#pg-}
+port=${port:-$((5870 + major))}
+[ -n "$workdir" ] || workdir=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-$name.XXXXXX")
+mkdir -p "$workdir"
+workdir=$(readlink -f "$workdir")
+
+user=
+if [ "$(id -u)" -eq 0 ]; then
+	user=postgres
+	chmod 755 "$workdir"
+fi
+as_user() {
+	if [ -n "$user" ]; then
+		runuser -u "$user" -- env HOME="$workdir" "$@"
+	else
+		"$@"
+	fi
+}
+
+pgdir="$workdir/$name"
+if [ ! -x "$pgdir/bin/pg_config" ]; then
+	tar xzf "$tarball" -C "$workdir" || { echo "matrix.sh: cannot unpack $tarball" >&2; exit 1; }
+fi
+src="$workdir/src"
+rm -rf "$src"
+mkdir -p "$src"
+tar -C "$ROOT" --exclude=./.git --exclude=./results --exclude=./tmp_check \
+	--exclude=./output_iso --exclude='*.o' --exclude='*.so' --exclude='*.bc' -cf - . |
+	tar -C "$src" -xf -
+[ -n "$user" ] && chown -R "$user": "$workdir"
+
+pgc="$pgdir/bin/pg_config"
+echo "matrix.sh: $("$pgc" --version) in $pgdir, port $port"
+as_user make -C "$src" -s -j"$(nproc 2>/dev/null || echo 2)" PG_CONFIG="$pgc" PG_CFLAGS=-Werror ||
+	{ echo "matrix.sh: build failed against $name" >&2; exit 1; }
+as_user make -C "$src" -s PG_CONFIG="$pgc" install >/dev/null ||
+	{ echo "matrix.sh: install failed into $name" >&2; exit 1; }
+
+data="$workdir/data"
+sock="$workdir/sock"
+stop() {
+	as_user "$pgdir/bin/pg_ctl" -D "$data" -m immediate stop >/dev/null 2>&1
+	[ "$keep" -eq 1 ] || rm -rf "$workdir"
+}
+trap stop EXIT
+if [ ! -d "$data" ]; then
+	as_user "$pgdir/bin/initdb" -D "$data" -A trust -E UTF8 --locale=C.UTF-8 >/dev/null ||
+		{ echo "matrix.sh: initdb failed" >&2; exit 1; }
+fi
+as_user mkdir -p "$sock"
+as_user "$pgdir/bin/pg_ctl" -D "$data" -w -l "$workdir/server.log" \
+	-o "-p $port -k $sock -c listen_addresses=''" start >/dev/null ||
+	{ echo "matrix.sh: server did not start (log: $workdir/server.log)" >&2; cat "$workdir/server.log" >&2; keep=1; exit 1; }
+
+as_user env PGHOST="$sock" PGPORT="$port" \
+	make -C "$src" PG_CONFIG="$pgc" TAP_TESTS= installcheck "${makevars[@]}"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	for d in "$src/regression.diffs" "$src/output_iso/regression.diffs"; do
+		[ -s "$d" ] && { echo "==== $d"; cat "$d"; }
+	done
+fi
+exit "$rc"
