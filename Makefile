@@ -22,7 +22,15 @@ OBJS = \
 	src/bloom_funcs.o \
 	src/bloom_agg.o \
 	src/bloom_ops.o \
-	src/bloom_support.o
+	src/bloom_support.o \
+	src/bfutils.o \
+	src/bfbuild.o \
+	src/bfinsert.o \
+	src/bfgrow.o \
+	src/bfprobe.o \
+	src/bfvacuum.o \
+	src/bfvalidate.o \
+	src/bfinfo.o
 PGFILEDESC = "bloomfilter - Bloom filter data type and aggregate"
 
 # Install script plus every upgrade script (bloomfilter--A--B.sql).
@@ -47,7 +55,8 @@ REGRESS = \
 	bloom_distributed \
 	bloom_support \
 	bloom_limits \
-	bloom_privileges
+	bloom_privileges \
+	bloom_index
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src

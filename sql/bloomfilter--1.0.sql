@@ -318,3 +318,47 @@ CREATE FUNCTION bloom_add_new(INOUT filter bloom, key anyelement, OUT added bool
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_add_new(bloom, anyelement) IS 'copy of the filter with the key added, and whether the key was surely new (some bit changed)';
+
+-- bloomfilter index access method
+
+CREATE FUNCTION bfhandler(internal) RETURNS index_am_handler
+	AS 'MODULE_PATHNAME' LANGUAGE C;
+
+CREATE ACCESS METHOD bloomfilter TYPE INDEX HANDLER bfhandler;
+
+COMMENT ON ACCESS METHOD bloomfilter IS 'live Bloom filter of a key column, kept current on every write; probed with bloom_index_contains, never scanned';
+
+-- One operator class for every type: the access method hashes keys itself,
+-- as the bloom type does, from the type of the index column (and refuses
+-- the same types).  No operators, so the planner never scans the index.
+CREATE OPERATOR CLASS bloomfilter_ops
+	DEFAULT FOR TYPE anyelement USING bloomfilter AS
+	STORAGE anyelement;
+
+CREATE FUNCTION bloom_index_contains(index regclass, key anyelement) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bf_index_contains'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_index_contains(regclass, anyelement) IS 'false if no row of the bloomfilter index''s table (any partition) holds the key, true if one may';
+
+CREATE FUNCTION bloom_index_partitions(index regclass, key anyelement) RETURNS SETOF regclass
+	AS 'MODULE_PATHNAME', 'bf_index_partitions'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 1;
+
+COMMENT ON FUNCTION bloom_index_partitions(regclass, anyelement) IS 'the tables (partitions) whose bloomfilter index may hold the key';
+
+CREATE FUNCTION bloom_index_info(index regclass,
+	OUT indexrelid regclass, OUT capacity bigint, OUT false_positive_rate float8,
+	OUT layers integer, OUT size_bytes bigint, OUT estimated_keys float8,
+	OUT expected_rate float8, OUT live_rows float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'bf_index_info'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_index_info(regclass) IS 'capacity, rate, layers, size, estimated keys and expected false-positive rate of a bloomfilter index (one row per partition''s index)';
+
+CREATE FUNCTION bloom_index_verify(index regclass) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'bf_index_verify'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION bloom_index_verify(regclass) IS 'number of live rows whose key the bloomfilter index does not report present (0: no false negatives)';

@@ -1,0 +1,207 @@
+/*-------------------------------------------------------------------------
+ *
+ * bfindex.h
+ *	  The bloomfilter index access method: its page format and the
+ *	  functions of its C files.
+ *
+ * A bloomfilter index is a live Bloom filter of one key column, kept current
+ * by PostgreSQL on every insert.  It answers no scans (the planner never
+ * uses it); bloom_index_contains() probes it.
+ *
+ * Page format
+ * -----------
+ * Block 0 is the metapage; every other block is a bitmap page.  Both keep
+ * all their data between the page header and pd_lower, because GenericXLog
+ * treats the space between pd_lower and pd_upper as a hole and zeroes it.
+ * Fields are in host order, like every PostgreSQL index: an index is
+ * physical data, rebuilt (never copied) by dump and restore.
+ *
+ * Metapage (BfMetaPageData, right after the page header):
+ *
+ *	magic		BF_MAGIC, tells a bloomfilter metapage from anything else
+ *	version		BF_VERSION (1); an index of another version is refused
+ *	layout		BLOOM_LAYOUT_BLOCK512 (bloom.h)
+ *	hash		BLOOM_HASH_XXH3 (bloom.h)
+ *	nlayers		layers in use, 1..BF_MAX_LAYERS
+ *	seed		XXH3 seed of the key hash (BLOOM_DEFAULT_SEED)
+ *	capacity	keys the first layer was sized for (option capacity)
+ *	rate		false-positive rate the whole index promises
+ *	family		key family, as in a bloom value (bloom_keys.c)
+ *	layers[]	one BfLayer per layer, oldest first
+ *
+ * BfLayer: a layer is a Bloom filter of its own, laid out exactly like the
+ * bits of a bloom value (bloom.h) of nblocks 64-byte blocks with k hashes:
+ *
+ *	start		first bitmap page of the layer
+ *	npages		bitmap pages of the layer
+ *	k			bits set per key
+ *	nblocks		64-byte blocks of the layer
+ *	capacity	keys the layer is sized for
+ *	rate		the layer's share of the index's rate
+ *
+ * Bitmap page: a BfPageHeader (after the page header, padding to 64 bytes so
+ * that blocks are cache-line aligned in a buffer), then BF_BLOCKS_PER_PAGE
+ * blocks.  Block b of a layer is block b % BF_BLOCKS_PER_PAGE of page
+ * start + b / BF_BLOCKS_PER_PAGE: the concatenated blocks of a layer are the
+ * bits of a bloom value, and a key's bits, in one block, lie in one page.
+ * pd_lower is BLCKSZ: the whole page is data.
+ *
+ * Layers (a scalable Bloom filter): layer i holds capacity * BF_GROWTH^i
+ * keys at rate * (1 - BF_TIGHTEN) * BF_TIGHTEN^i, so however many layers
+ * there are, their rates add up to less than the index's rate.  Inserts go
+ * to the newest layer; probes test every layer.
+ *
+ * Copyright (c) 2026, the bloomfilter developers
+ *
+ * IDENTIFICATION
+ *	  src/bfindex.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BFINDEX_H
+#define BFINDEX_H
+
+#include "access/amapi.h"
+#include "access/generic_xlog.h"
+#include "access/itup.h"
+#include "commands/vacuum.h"
+#include "nodes/execnodes.h"
+#include "nodes/pathnodes.h"
+#include "storage/bufmgr.h"
+#include "utils/relcache.h"
+
+#include "bloomfilter.h"
+
+#define BF_METAPAGE_BLKNO	0
+#define BF_MAGIC			0x42465831	/* "BFX1" */
+#define BF_VERSION			1
+#define BF_MAX_LAYERS		16
+#define BF_GROWTH			2	/* each layer holds twice the last's keys */
+#define BF_TIGHTEN			0.25	/* at a quarter of the last's rate */
+
+/* default capacity: twice the table's rows at build, at least this */
+#define BF_MIN_CAPACITY		1000
+#define BF_HEADROOM			2
+
+typedef struct BfLayer
+{
+	BlockNumber start;
+	BlockNumber npages;
+	uint32		k;
+	uint32		reserved;		/* 0 */
+	uint64		nblocks;
+	uint64		capacity;
+	double		rate;
+} BfLayer;
+
+typedef struct BfMetaPageData
+{
+	uint32		magic;
+	uint32		version;
+	uint8		layout;
+	uint8		hash;
+	uint16		reserved;		/* 0 */
+	uint32		nlayers;
+	uint64		seed;
+	uint64		capacity;
+	double		rate;
+	char		family[BLOOM_FAMILY_LEN];
+	BfLayer		layers[BF_MAX_LAYERS];
+} BfMetaPageData;
+
+#define BfPageGetMeta(page) \
+	((BfMetaPageData *) (((char *) (page)) + MAXALIGN(SizeOfPageHeaderData)))
+
+/* bitmap page header, inside the first 64 bytes of the page */
+typedef struct BfPageHeader
+{
+	uint32		magic;			/* BF_MAGIC */
+	uint32		layer;			/* the layer this page belongs to */
+	uint64		first_block;	/* layer block number of the first block */
+	uint32		nblocks;		/* blocks used on this page */
+	uint32		bits_set;		/* bits set on this page: its fill */
+} BfPageHeader;
+
+#define BF_BITS_OFFSET		64
+#define BF_BLOCKS_PER_PAGE	((BLCKSZ - BF_BITS_OFFSET) / BLOOM_BLOCK_BYTES)
+
+#define BfPageGetHeader(page) \
+	((BfPageHeader *) (((char *) (page)) + MAXALIGN(SizeOfPageHeaderData)))
+#define BfPageGetBits(page)	((uint8 *) (page) + BF_BITS_OFFSET)
+
+StaticAssertDecl(MAXALIGN(SizeOfPageHeaderData) + sizeof(BfPageHeader) <= BF_BITS_OFFSET,
+				 "bitmap page header overlaps the bits");
+StaticAssertDecl(MAXALIGN(SizeOfPageHeaderData) + sizeof(BfMetaPageData) <= BLCKSZ,
+				 "metapage does not fit in a page");
+
+/* reloptions */
+typedef struct BfOptions
+{
+	int32		vl_len_;		/* varlena header (do not touch directly!) */
+	int32		capacity;		/* 0: from the table's size */
+	double		rate;
+} BfOptions;
+
+/*
+ * What a backend keeps of an index between calls (rd_amcache): the
+ * metapage as last read, and how its keys hash.
+ */
+typedef struct BfState
+{
+	BfMetaPageData meta;
+	BloomKeyType keytype;
+} BfState;
+
+/* bfutils.c */
+extern void bf_init_metapage(Page page, uint64 capacity, double rate,
+							 const char *family);
+extern void bf_init_bitmap_page(Page page, uint32 layer, uint64 first_block,
+								uint32 nblocks);
+extern void bf_read_meta(Relation index, BfMetaPageData *meta);
+extern void bf_check_meta(Relation index, const BfMetaPageData *meta);
+extern bool bf_plan_layer(const BfMetaPageData *meta, uint32 i,
+						  BfLayer *layer);
+extern BfState *bf_get_state(Relation index, bool refresh);
+extern void bf_key_type(Relation index, BloomKeyType *kt, MemoryContext mcxt);
+extern Buffer bf_new_buffer(Relation index);
+extern Buffer bf_read_page(Relation index, const BfLayer *layer, uint32 i,
+						   BlockNumber p);
+extern Buffer bf_read_block(Relation index, const BfLayer *layer, uint32 i,
+							uint64 h, size_t *off);
+extern bytea *bfoptions(Datum reloptions, bool validate);
+
+/* bfbuild.c */
+extern IndexBuildResult *bfbuild(Relation heap, Relation index,
+								 IndexInfo *indexInfo);
+extern void bfbuildempty(Relation index);
+extern void bf_write_layer(Relation index, const BfLayer *layer, uint32 i,
+						   const uint8 *bits, bool init_only);
+
+/* bfinsert.c */
+extern bool bfinsert(Relation index, Datum *values, bool *isnull,
+					 ItemPointer ht_ctid, Relation heapRel,
+					 IndexUniqueCheck checkUnique,
+					 bool indexUnchanged,
+					 struct IndexInfo *indexInfo);
+
+/* bfgrow.c */
+extern void bf_grow(Relation index, uint32 nlayers_seen);
+
+/* bfprobe.c */
+extern bool bf_probe_hash(Relation index, const BfMetaPageData *meta,
+						  uint64 h);
+extern Relation bf_open_index(Oid indexoid, bool allow_partitioned);
+extern List *bf_leaf_indexes(Relation rel);
+
+/* bfvacuum.c */
+extern IndexBulkDeleteResult *bfbulkdelete(IndexVacuumInfo *info,
+										   IndexBulkDeleteResult *stats,
+										   IndexBulkDeleteCallback callback,
+										   void *callback_state);
+extern IndexBulkDeleteResult *bfvacuumcleanup(IndexVacuumInfo *info,
+											  IndexBulkDeleteResult *stats);
+
+/* bfvalidate.c */
+extern bool bfvalidate(Oid opclassoid);
+
+#endif							/* BFINDEX_H */

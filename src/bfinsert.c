@@ -1,0 +1,114 @@
+/*-------------------------------------------------------------------------
+ *
+ * bfinsert.c
+ *	  Insert into a bloomfilter index: set the key's bits in the newest
+ *	  layer, one page, one GenericXLog record, or nothing when they are set.
+ *
+ * Copyright (c) 2026, the bloomfilter developers
+ *
+ * IDENTIFICATION
+ *	  src/bfinsert.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/rel.h"
+
+#include "bfindex.h"
+
+/*
+ * Does this page hold more bits than its share of the layer's capacity
+ * would set on average?  Each page sees a random share of the layer's keys,
+ * so the first page to cross this line does so when the layer as a whole is
+ * a little short of its capacity: growth comes early, never late.  The fill
+ * of the page is counted in its header, so no inserter reads anything but
+ * the page it writes.
+ */
+static bool
+bf_page_full(const BfLayer *layer, const BfPageHeader *hdr)
+{
+	double		keys = (double) layer->capacity * hdr->nblocks / (double) layer->nblocks;
+	double		mean;
+	double		sd;
+
+	bloom_expected_fill(hdr->nblocks, (int) layer->k, keys, &mean, &sd);
+	return (double) hdr->bits_set > mean;
+}
+
+/*
+ * Set the key's bits in the newest layer this backend knows of.  A layer
+ * added meanwhile by another backend is found at the next relcache
+ * invalidation or when this backend's layer looks full; a key set in an
+ * older layer is still found, since probes test every layer.
+ */
+bool
+bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
+		 Relation heapRel, IndexUniqueCheck checkUnique,
+		 bool indexUnchanged, IndexInfo *indexInfo)
+{
+	BfState    *state;
+	BfLayer		layerdata;
+	const BfLayer *layer = &layerdata;
+	uint32		i;
+	uint64		h;
+	Buffer		buf;
+	size_t		off;
+	GenericXLogState *gx;
+	Page		page;
+	uint8	   *blk;
+	uint64		before;
+	uint64		added;
+	bool		full;
+
+	if (isnull[0])
+		return false;
+
+	state = bf_get_state(index, false);
+	if (state->meta.nlayers == 0)
+	{
+		/* an unlogged index after a crash: its init fork has no layer */
+		bf_grow(index, 0);
+		state = bf_get_state(index, true);
+		if (state->meta.nlayers == 0)
+			elog(ERROR, "bloomfilter index \"%s\" has no layer",
+				 RelationGetRelationName(index));
+	}
+	/* copies: rd_amcache goes at a relcache invalidation */
+	i = state->meta.nlayers - 1;
+	layerdata = state->meta.layers[i];
+	h = bloom_key_hash(&state->keytype, values[0], state->meta.seed);
+
+	/* most keys of a busy table are already there: check under a share lock */
+	buf = bf_read_block(index, layer, i, h, &off);
+	if (bloom_block_test(BfPageGetBits(BufferGetPage(buf)) + off,
+						 (int) layer->k, h))
+	{
+		UnlockReleaseBuffer(buf);
+		return false;
+	}
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+
+	gx = GenericXLogStart(index);
+	page = GenericXLogRegisterBuffer(gx, buf, 0);
+	blk = BfPageGetBits(page) + off;
+	before = bloom_popcount(blk, BLOOM_BLOCK_BYTES);
+	bloom_set_hash(blk, 1, (int) layer->k, h);
+	added = bloom_popcount(blk, BLOOM_BLOCK_BYTES) - before;
+	if (added == 0)
+	{
+		/* another backend set them between our two locks */
+		GenericXLogAbort(gx);
+		UnlockReleaseBuffer(buf);
+		return false;
+	}
+	BfPageGetHeader(page)->bits_set += (uint32) added;
+	full = bf_page_full(layer, BfPageGetHeader(page));
+	GenericXLogFinish(gx);
+	UnlockReleaseBuffer(buf);
+
+	if (full)
+		bf_grow(index, i + 1);
+	return false;
+}

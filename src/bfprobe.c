@@ -1,0 +1,211 @@
+/*-------------------------------------------------------------------------
+ *
+ * bfprobe.c
+ *	  bloom_index_contains and bloom_index_partitions: probe a bloomfilter
+ *	  index, or every partition's index under a partitioned index.
+ *
+ * A probe reads the metapage and one page per layer, under share locks.
+ * Every key of a row committed before the probe's snapshot is found: its
+ * bits were set (in a layer the metapage already named) before its
+ * transaction committed, and bits are never cleared.
+ *
+ * Copyright (c) 2026, the bloomfilter developers
+ *
+ * IDENTIFICATION
+ *	  src/bfprobe.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/index.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "commands/defrem.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "bfindex.h"
+
+/*
+ * Open a bloomfilter index (or, with allow_partitioned, a partitioned index
+ * of bloomfilter indexes) for reading, after checking what it is and that
+ * the user may read its table.  The lock is kept to the end of the
+ * transaction: the index cannot be dropped or rebuilt under the caller.
+ */
+Relation
+bf_open_index(Oid indexoid, bool allow_partitioned)
+{
+	Relation	rel = try_relation_open(indexoid, AccessShareLock);
+	Oid			heapoid;
+	AclResult	acl;
+
+	if (rel == NULL)
+		ereport(ERROR,
+				errcode(ERRCODE_UNDEFINED_OBJECT),
+				errmsg("index with OID %u does not exist", indexoid),
+				errdetail("It may have been dropped, or rebuilt by REINDEX CONCURRENTLY, since the query began."));
+	if (rel->rd_rel->relkind != RELKIND_INDEX &&
+		!(allow_partitioned && rel->rd_rel->relkind == RELKIND_PARTITIONED_INDEX))
+		ereport(ERROR,
+				errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				errmsg("\"%s\" is not a bloomfilter index",
+					   RelationGetRelationName(rel)),
+				rel->rd_rel->relkind == RELKIND_PARTITIONED_INDEX ?
+				errdetail("It is a partitioned index.") :
+				errdetail("It is not an index."));
+	if (rel->rd_indam == NULL || rel->rd_indam->ambuild != bfbuild)
+		ereport(ERROR,
+				errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				errmsg("\"%s\" is not a bloomfilter index",
+					   RelationGetRelationName(rel)),
+				errdetail("It is an index of access method \"%s\".",
+						  get_am_name(rel->rd_rel->relam)));
+
+	/* the index tells which keys the table holds: reading it reads the table */
+	heapoid = IndexGetRelation(indexoid, false);
+	acl = pg_class_aclcheck(heapoid, GetUserId(), ACL_SELECT);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(heapoid)),
+					   get_rel_name(heapoid));
+	return rel;
+}
+
+/* The leaf (non-partitioned) indexes under an index, or the index itself. */
+List *
+bf_leaf_indexes(Relation rel)
+{
+	List	   *all;
+	List	   *leaves = NIL;
+	ListCell   *lc;
+
+	if (rel->rd_rel->relkind == RELKIND_INDEX)
+		return list_make1_oid(RelationGetRelid(rel));
+	all = find_all_inheritors(RelationGetRelid(rel), AccessShareLock, NULL);
+	foreach(lc, all)
+	{
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_INDEX)
+			leaves = lappend_oid(leaves, lfirst_oid(lc));
+	}
+	return leaves;
+}
+
+/* Is hash h in some layer of the index? */
+bool
+bf_probe_hash(Relation index, const BfMetaPageData *meta, uint64 h)
+{
+	for (uint32 i = 0; i < meta->nlayers; i++)
+	{
+		size_t		off;
+		Buffer		buf = bf_read_block(index, &meta->layers[i], i, h, &off);
+		bool		found;
+
+		found = bloom_block_test(BfPageGetBits(BufferGetPage(buf)) + off,
+								 (int) meta->layers[i].k, h);
+		UnlockReleaseBuffer(buf);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+/* Probe one leaf index for a key, refusing a key of another family. */
+static bool
+bf_probe_leaf(Relation index, BloomKeyType *kt, Datum key)
+{
+	BfMetaPageData meta;
+	BloomFilter f;
+
+	bf_read_meta(index, &meta);
+	memset(&f, 0, sizeof(f));
+	strlcpy(f.family, meta.family, BLOOM_FAMILY_LEN);
+	bloom_check_family(&f, kt);
+	return bf_probe_hash(index, &meta, bloom_key_hash(kt, key, meta.seed));
+}
+
+/* The key type of argument 1, set up once per call site. */
+static BloomKeyType *
+bf_call_key_type(FunctionCallInfo fcinfo)
+{
+	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
+
+	if (kt == NULL)
+	{
+		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
+		bloom_key_type_init(kt, get_fn_expr_argtype(fcinfo->flinfo, 1),
+							PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
+		fcinfo->flinfo->fn_extra = kt;
+	}
+	return kt;
+}
+
+/*
+ * bloom_index_contains(index regclass, key anyelement): false if no row of
+ * the index's table (any partition, for a partitioned index) holds the key,
+ * true if one may.
+ */
+PG_FUNCTION_INFO_V1(bf_index_contains);
+Datum
+bf_index_contains(PG_FUNCTION_ARGS)
+{
+	Relation	rel = bf_open_index(PG_GETARG_OID(0), true);
+	BloomKeyType *kt = bf_call_key_type(fcinfo);
+	bool		found = false;
+	ListCell   *lc;
+
+	if (rel->rd_rel->relkind == RELKIND_INDEX)
+		found = bf_probe_leaf(rel, kt, PG_GETARG_DATUM(1));
+	else
+	{
+		foreach(lc, bf_leaf_indexes(rel))
+		{
+			/* a partition's index is read through its parent's privileges */
+			Relation	leaf = relation_open(lfirst_oid(lc), AccessShareLock);
+
+			found = bf_probe_leaf(leaf, kt, PG_GETARG_DATUM(1));
+			relation_close(leaf, NoLock);
+			if (found)
+				break;
+		}
+	}
+	relation_close(rel, NoLock);
+	PG_RETURN_BOOL(found);
+}
+
+/*
+ * bloom_index_partitions(index regclass, key anyelement): the tables
+ * (partitions) whose bloomfilter index may hold the key.
+ */
+PG_FUNCTION_INFO_V1(bf_index_partitions);
+Datum
+bf_index_partitions(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	rel;
+	BloomKeyType *kt;
+	ListCell   *lc;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	rel = bf_open_index(PG_GETARG_OID(0), true);
+	kt = bf_call_key_type(fcinfo);
+	foreach(lc, bf_leaf_indexes(rel))
+	{
+		Relation	leaf = relation_open(lfirst_oid(lc), AccessShareLock);
+
+		if (bf_probe_leaf(leaf, kt, PG_GETARG_DATUM(1)))
+		{
+			Datum		value = ObjectIdGetDatum(leaf->rd_index->indrelid);
+			bool		null = false;
+
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+								 &value, &null);
+		}
+		relation_close(leaf, NoLock);
+	}
+	relation_close(rel, NoLock);
+	return (Datum) 0;
+}
