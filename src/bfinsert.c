@@ -36,6 +36,26 @@ bf_page_full(const BfLayer *layer, const BfPageHeader *hdr)
 	return (double) hdr->bits_set > mean;
 }
 
+/* Does a layer older than the newest, i, report hash h? */
+static bool
+bf_present_in_older(Relation index, const BfMetaPageData *meta, uint32 i,
+					uint64 h)
+{
+	while (i-- > 0)
+	{
+		size_t		off;
+		Buffer		buf = bf_read_block(index, &meta->layers[i], i, h, &off);
+		bool		found;
+
+		found = bloom_block_test(BfPageGetBits(BufferGetPage(buf)) + off,
+								 (int) meta->layers[i].k, h);
+		UnlockReleaseBuffer(buf);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Set the key's bits in the newest layer this backend knows of.  A layer
  * added meanwhile by another backend is found at the next relcache
@@ -48,8 +68,8 @@ bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		 bool indexUnchanged, IndexInfo *indexInfo)
 {
 	BfState    *state;
-	BfLayer		layerdata;
-	const BfLayer *layer = &layerdata;
+	BfMetaPageData meta;
+	const BfLayer *layer;
 	uint32		i;
 	uint64		h;
 	Buffer		buf;
@@ -75,11 +95,17 @@ bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 				 RelationGetRelationName(index));
 	}
 	/* copies: rd_amcache goes at a relcache invalidation */
-	i = state->meta.nlayers - 1;
-	layerdata = state->meta.layers[i];
+	meta = state->meta;
+	i = meta.nlayers - 1;
+	layer = &meta.layers[i];
 	h = bloom_key_hash(&state->keytype, values[0], state->meta.seed);
 
-	/* most keys of a busy table are already there: check under a share lock */
+	/*
+	 * Most keys of a busy table are already there: look under share locks,
+	 * in the newest layer first, then in the older ones (as RedisBloom does:
+	 * a key any layer reports is not added again, which keeps repeated keys
+	 * from filling the newest layer and writes no WAL).
+	 */
 	buf = bf_read_block(index, layer, i, h, &off);
 	if (bloom_block_test(BfPageGetBits(BufferGetPage(buf)) + off,
 						 (int) layer->k, h))
@@ -88,6 +114,11 @@ bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		return false;
 	}
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (bf_present_in_older(index, &meta, i, h))
+	{
+		ReleaseBuffer(buf);
+		return false;
+	}
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 
 	gx = GenericXLogStart(index);
