@@ -1,13 +1,14 @@
 /*-------------------------------------------------------------------------
  *
- * bloom_funcs.c
- *	  bloom_create, bloom_add and bloom_contains, with the per-call-site
- *	  cache that keeps bloom_contains from re-reading a stored filter.
+ * bloom_cache.c
+ *	  The per-call-site cache of stored filters behind bloom_contains: the
+ *	  detoasted copies keyed by their TOAST identity, and the sliced probes
+ *	  of a large filter before it is read whole.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
  * IDENTIFICATION
- *	  src/bloom_funcs.c
+ *	  src/bloom_cache.c
  *
  *-------------------------------------------------------------------------
  */
@@ -16,105 +17,19 @@
 #include <sys/mman.h>
 
 #include "access/detoast.h"
-#include "fmgr.h"
-#include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "bloomfilter.h"
-
-/*
- * Make an empty filter sized for "capacity" distinct keys at a false-positive
- * rate of at most "false_positive_rate".
- */
-PG_FUNCTION_INFO_V1(bloom_create);
-Datum
-bloom_create(PG_FUNCTION_ARGS)
-{
-	int64		capacity = PG_GETARG_INT64(0);
-	double		rate = PG_GETARG_FLOAT8(1);
-	uint64		nblocks;
-	int			k;
-
-	bloom_plan_or_error(capacity, rate, &nblocks, &k);
-	PG_RETURN_BLOOM_P(bloom_new((uint64) capacity, rate, nblocks, k, ""));
-}
-
-/* Set up the key type of argument argno in kt, once per call site. */
-static BloomKeyType *
-key_type(FunctionCallInfo fcinfo, int argno, BloomKeyType *kt)
-{
-	if (kt->typid == InvalidOid)
-		bloom_key_type_init(kt, get_fn_expr_argtype(fcinfo->flinfo, argno),
-							PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
-	return kt;
-}
-
-/*
- * The key type of argument argno, kept in fn_extra: for the functions whose
- * fn_extra holds nothing else (bloom_add, bloom_add_new, bloom_agg).
- */
-BloomKeyType *
-bloom_call_key_type(FunctionCallInfo fcinfo, int argno)
-{
-	if (fcinfo->flinfo->fn_extra == NULL)
-		fcinfo->flinfo->fn_extra =
-			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
-	return key_type(fcinfo, argno, (BloomKeyType *) fcinfo->flinfo->fn_extra);
-}
-
-/*
- * A copy of the filter in argument 0 with the key in argument 1 (not NULL)
- * added; *added says whether a bit changed, i.e. the key was surely new.
- * The argument itself is never changed: a query may hold the same datum
- * twice.  The first key of an empty filter fixes its family.
- */
-bytea *
-bloom_add_key(FunctionCallInfo fcinfo, bool *added)
-{
-	BloomKeyType *kt = bloom_call_key_type(fcinfo, 1);
-	bytea	   *v = PG_GETARG_BLOOM_P_COPY(0);
-	BloomFilter f;
-
-	bloom_open(v, &f);
-	bloom_check_family(&f, kt);
-	*added = bloom_set_hash_changed(f.bits, f.nblocks, f.nhashes,
-									bloom_key_hash(kt, PG_GETARG_DATUM(1), f.seed));
-	if (f.family[0] == '\0')
-	{
-		strlcpy(f.family, kt->family, BLOOM_FAMILY_LEN);
-		bloom_write_header(BLOOM_PAYLOAD(v), &f);
-		*added = true;			/* the filter held nothing before */
-	}
-	return v;
-}
-
-/*
- * Return a copy of the filter with the key added.  A NULL key gives back the
- * filter unchanged, so that bloom_add over a nullable column never loses a
- * filter.
- */
-PG_FUNCTION_INFO_V1(bloom_add);
-Datum
-bloom_add(PG_FUNCTION_ARGS)
-{
-	bool		added;
-
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	if (PG_ARGISNULL(1))
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	PG_RETURN_BLOOM_P(bloom_add_key(fcinfo, &added));
-}
+#include "bloom_pg.h"
 
 /*
  * The per-call-site cache of bloom_contains.
  *
  * A filter stored in a table arrives as a TOAST pointer on every row, and
  * detoasting it per row would make a probe cost as much as copying the whole
- * filter.  So the detoasted filters are kept in fn_extra, keyed by the
- * identity of the stored value (toast relation and value OID, which a stored
- * value keeps for its whole life and never shares), in a small open-addressing
- * table: a join against a table of per-partition filters hits it as well as a
+ * filter.  So the detoasted filters are kept with the call site (fn_extra),
+ * keyed by the identity of the stored value (toast relation and value OID,
+ * which a stored value keeps for its whole life and never shares), in a small
+ * open-addressing table: a join against a table of per-partition filters hits it as well as a
  * scalar subquery does.  The copies are 64-byte aligned so that each block is
  * one cache line.  The table grows with the number of filters (a table of
  * one filter per day holds hundreds); when the copies outgrow the memory
@@ -134,40 +49,25 @@ bloom_add(PG_FUNCTION_ARGS)
 #define SLICE_MIN_SIZE	(64 * 1024) /* smaller values are read whole */
 #define SLICE_BYTES_PER_PROBE	(16 * 1024) /* a slice costs a read of this */
 
-typedef struct CachedFilter
+struct BloomCache
 {
-	Oid			toastrelid;
-	Oid			valueid;		/* InvalidOid: empty slot */
-	bool		family_ok;		/* checked against the call site's key type */
-	bool		loaded;			/* f.bits points into the cached copy */
-	uint64		slices_left;	/* sliced probes before reading it whole */
-	BloomFilter f;
-} CachedFilter;
-
-typedef struct ContainsCache
-{
-	BloomKeyType kt;
+	MemoryContext mcxt;			/* holds this and the table (fn_mcxt) */
 	MemoryContext cxt;			/* holds the copies */
 	Size		used;
 	int			nentries;
-	CachedFilter *last;			/* the most recent hit, checked first */
-	CachedFilter *slots;		/* nslots entries, in fn_mcxt */
+	BloomCachedFilter *last;	/* the most recent hit, checked first */
+	BloomCachedFilter *slots;	/* nslots entries, in mcxt */
 	int			nslots;
+};
 
-	/* the last filter that was not a stored value: its header, checked */
-	Size		unstored_size;	/* 0: none yet */
-	uint8		unstored_header[BLOOM_HEADER_SIZE];
-	BloomFilter unstored;
-} ContainsCache;
-
-static CachedFilter *
-cache_slot(CachedFilter *slots, int nslots, Oid toastrelid, Oid valueid)
+static BloomCachedFilter *
+cache_slot(BloomCachedFilter *slots, int nslots, Oid toastrelid, Oid valueid)
 {
 	uint32		i = (valueid * 0x9E3779B1U ^ toastrelid) & (nslots - 1);
 
 	for (;;)
 	{
-		CachedFilter *e = &slots[i];
+		BloomCachedFilter *e = &slots[i];
 
 		if (e->valueid == InvalidOid ||
 			(e->valueid == valueid && e->toastrelid == toastrelid))
@@ -181,12 +81,12 @@ cache_slot(CachedFilter *slots, int nslots, Oid toastrelid, Oid valueid)
  * (or when the copies would outgrow the budget) empty the cache.
  */
 static void
-cache_make_room(ContainsCache *c, Size size, MemoryContext mcxt)
+cache_make_room(BloomCache *c, Size size)
 {
 	if (c->nentries + 1 > c->nslots / 2 && c->nslots < CACHE_MAX_SLOTS)
 	{
 		int			nslots = c->nslots * 2;
-		CachedFilter *slots = MemoryContextAllocZero(mcxt, nslots * sizeof(CachedFilter));
+		BloomCachedFilter *slots = MemoryContextAllocZero(c->mcxt, nslots * sizeof(BloomCachedFilter));
 
 		for (int i = 0; i < c->nslots; i++)
 			if (c->slots[i].valueid != InvalidOid)
@@ -199,7 +99,7 @@ cache_make_room(ContainsCache *c, Size size, MemoryContext mcxt)
 	if (c->nentries + 1 > c->nslots / 2 || c->used + size > CACHE_BUDGET)
 	{
 		MemoryContextReset(c->cxt);
-		memset(c->slots, 0, c->nslots * sizeof(CachedFilter));
+		memset(c->slots, 0, c->nslots * sizeof(BloomCachedFilter));
 		c->used = 0;
 		c->nentries = 0;
 	}
@@ -210,8 +110,7 @@ cache_make_room(ContainsCache *c, Size size, MemoryContext mcxt)
 /*
  * A large filter is probed at random places, one cache line each; on 4 kB
  * pages nearly every probe of a filter of many megabytes also misses the
- * TLB, which costs as much again (measured: 210 against 150 ns a probe of a
- * 120 MB filter).  So large copies get memory of their own, aligned to 2 MB
+ * TLB, which adds about half again to the probe.  So large copies get memory of their own, aligned to 2 MB
  * and marked for transparent huge pages (advice: nothing changes where the
  * kernel refuses).  The mapping is released with the cache's memory context.
  */
@@ -262,7 +161,7 @@ alloc_mapped(MemoryContext cxt, Size size)
 
 /* Read a stored filter whole into the cache entry. */
 static void
-cache_load(ContainsCache *c, CachedFilter *e, struct varlena *ptr)
+cache_load(BloomCache *c, BloomCachedFilter *e, struct varlena *ptr)
 {
 	struct varlena *detoasted = detoast_attr(ptr);
 	Size		size = VARSIZE(detoasted);
@@ -293,11 +192,11 @@ cache_load(ContainsCache *c, CachedFilter *e, struct varlena *ptr)
  * pointer.  A new entry is either loaded or, for a large uncompressed value,
  * has just its header read, for sliced probes.
  */
-static CachedFilter *
-cache_get(ContainsCache *c, struct varlena *ptr, MemoryContext fn_mcxt)
+BloomCachedFilter *
+bloom_cache_get(BloomCache *c, struct varlena *ptr)
 {
 	struct varatt_external toast;
-	CachedFilter *e;
+	BloomCachedFilter *e;
 	Size		rawsize,
 				extsize;
 
@@ -318,7 +217,7 @@ cache_get(ContainsCache *c, struct varlena *ptr, MemoryContext fn_mcxt)
 #endif
 	if (c->nentries + 1 > c->nslots / 2 || c->used + rawsize > CACHE_BUDGET)
 	{
-		cache_make_room(c, rawsize, fn_mcxt);
+		cache_make_room(c, rawsize);
 		e = cache_slot(c->slots, c->nslots, toast.va_toastrelid, toast.va_valueid);
 	}
 	memset(e, 0, sizeof(*e));
@@ -369,94 +268,34 @@ sliced_test(const BloomFilter *f, struct varlena *ptr, uint64 h)
 }
 
 /*
- * bloom_contains for a filter that is not a stored TOAST value: in line in
- * its row (small), or already in memory.  Kept out of bloom_contains so that
- * the hot path stays small.
+ * Test a hash against a stored filter that is not loaded yet: by a slice
+ * while slices are cheaper than reading it whole, else after loading it.
  */
-static pg_noinline bool
-contains_unstored(FunctionCallInfo fcinfo, ContainsCache *c)
+bool
+bloom_cache_test_unloaded(BloomCache *c, BloomCachedFilter *e,
+						  struct varlena *ptr, uint64 h)
 {
-	bytea	   *v = PG_GETARG_BLOOM_P(0);
-	BloomFilter *f = &c->unstored;
-
-	/*
-	 * The same small filter usually comes again (a constant, a parameter, a
-	 * row of a small table): decoding and checking its header again is
-	 * skipped when the header bytes and the length are the same as last
-	 * time.  The bits are always read from the value at hand.
-	 */
-	if (c->unstored_size != VARSIZE(v) ||
-		memcmp(c->unstored_header, BLOOM_PAYLOAD(v), BLOOM_HEADER_SIZE) != 0)
+	Assert(!e->loaded);
+	if (e->slices_left > 0)
 	{
-		c->unstored_size = 0;
-		bloom_open(v, f);
-		bloom_check_family(f, &c->kt);
-		memcpy(c->unstored_header, BLOOM_PAYLOAD(v), BLOOM_HEADER_SIZE);
-		c->unstored_size = VARSIZE(v);
+		e->slices_left--;
+		return sliced_test(&e->f, ptr, h);
 	}
-	/* a filter that never had a key added holds nothing */
-	if (f->family[0] == '\0')
-		return false;
-	return bloom_test_hash(BLOOM_PAYLOAD(v) + BLOOM_HEADER_SIZE, f->nblocks,
-						   f->nhashes,
-						   bloom_key_hash(&c->kt, PG_GETARG_DATUM(1), f->seed));
+	cache_load(c, e, ptr);
+	return bloom_test_hash(e->f.bits, e->f.nblocks, e->f.nhashes, h);
 }
 
-/* The first call at a call site sets up its cache. */
-static pg_noinline ContainsCache *
-contains_setup(FunctionCallInfo fcinfo)
+/* An empty cache in mcxt (the call site's fn_mcxt), for bloom_cache_get. */
+BloomCache *
+bloom_cache_create(MemoryContext mcxt)
 {
-	ContainsCache *c;
+	BloomCache *c = MemoryContextAllocZero(mcxt, sizeof(BloomCache));
 
-	c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ContainsCache));
-	c->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
-								   "bloom_contains cache",
+	c->mcxt = mcxt;
+	c->cxt = AllocSetContextCreate(mcxt, "bloom_contains cache",
 								   ALLOCSET_DEFAULT_SIZES);
 	c->nslots = CACHE_MIN_SLOTS;
-	c->slots = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
-									  c->nslots * sizeof(CachedFilter));
-	key_type(fcinfo, 1, &c->kt);
-	fcinfo->flinfo->fn_extra = c;
+	c->slots = MemoryContextAllocZero(mcxt,
+									  c->nslots * sizeof(BloomCachedFilter));
 	return c;
-}
-
-/*
- * Is the key possibly in the filter?  false means surely absent.
- */
-PG_FUNCTION_INFO_V1(bloom_contains);
-Datum
-bloom_contains(PG_FUNCTION_ARGS)
-{
-	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(0);
-	ContainsCache *c = (ContainsCache *) fcinfo->flinfo->fn_extra;
-	CachedFilter *e;
-	uint64		h;
-
-	if (unlikely(c == NULL))
-		c = contains_setup(fcinfo);
-
-	if (!VARATT_IS_EXTERNAL_ONDISK(raw))
-		PG_RETURN_BOOL(contains_unstored(fcinfo, c));
-
-	e = cache_get(c, raw, fcinfo->flinfo->fn_mcxt);
-	if (unlikely(!e->family_ok))
-	{
-		bloom_check_family(&e->f, &c->kt);
-		e->family_ok = true;
-	}
-	/* a filter that never had a key added holds nothing */
-	if (unlikely(e->f.family[0] == '\0'))
-		PG_RETURN_BOOL(false);
-
-	h = bloom_key_hash(&c->kt, PG_GETARG_DATUM(1), e->f.seed);
-	if (unlikely(!e->loaded))
-	{
-		if (e->slices_left > 0)
-		{
-			e->slices_left--;
-			PG_RETURN_BOOL(sliced_test(&e->f, raw, h));
-		}
-		cache_load(c, e, raw);
-	}
-	PG_RETURN_BOOL(bloom_test_hash(e->f.bits, e->f.nblocks, e->f.nhashes, h));
 }
