@@ -88,7 +88,7 @@
  * distinct filter that the planner cannot count (statistics record the width
  * of its TOAST pointer, not of the filter).
  *
- * Only interfaces that are the same from PostgreSQL 12 to 18 are used
+ * Only interfaces that are the same from PostgreSQL 15 to 18 are used
  * (nodes/supportnodes.h, utils/selfuncs.h, get_attstatsslot), so there are
  * no version guards.
  *
