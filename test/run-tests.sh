@@ -20,12 +20,13 @@
 #    failed.
 #
 # Environment: PG_CONFIG (default pg_config), PG_CFLAGS (extra compiler flags,
-# kept under --strict), PROVE_FLAGS (e.g. --verbose), CI.
+# kept under --strict), PROVE_FLAGS (e.g. --verbose), CI, MATRIX_DIR (where
+# the pg-NN.tar.gz are, default ../shared/pg beside the clone).
 
 set -uo pipefail
 
 usage() {
-	sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 strict=0
@@ -198,7 +199,7 @@ fi
 # (beside the clone in CI; see its README), built with -Werror and tested
 # (regression and isolation suites) in a private server by test/matrix.sh.
 # A user's clone has no ../shared: those versions are skipped, and say so.
-matrix_dir="$ROOT/../shared/pg"
+matrix_dir=${MATRIX_DIR:-$ROOT/../shared/pg}
 matrix_versions=$( (printf '%s\n' $MATRIX_MAJORS
 	for t in "$matrix_dir"/pg-*.tar.gz; do
 		[ -f "$t" ] && basename "$t" .tar.gz | sed 's/^pg-//'
@@ -206,7 +207,7 @@ matrix_versions=$( (printf '%s\n' $MATRIX_MAJORS
 for v in $matrix_versions; do
 	tarball="$matrix_dir/pg-$v.tar.gz"
 	if [ ! -f "$tarball" ]; then
-		heading "PostgreSQL $v: skipped: no ../shared/pg/pg-$v.tar.gz"
+		heading "PostgreSQL $v: skipped: no ${MATRIX_DIR:-../shared/pg}/pg-$v.tar.gz"
 		continue
 	fi
 	heading "Build (-Werror) and regression tests on PostgreSQL $v (test/matrix.sh)"
