@@ -216,13 +216,13 @@ for v in $matrix_versions; do
 	# count pg_regress's lines only, not those of the diffs printed after them
 	sed '/^==== .*regression\.diffs$/,$d' "$LOGDIR/matrix-$v.log" >"$LOGDIR/matrix-$v.results"
 	read -r p f < <(count_regress "$LOGDIR/matrix-$v.results")
-	passed=$((passed + p))
-	failed=$((failed + f))
 	if [ "$rc" -ne 0 ]; then
 		status=1
 		# the build, the server or make failed without reporting a failed test
-		[ "$f" -eq 0 ] && failed=$((failed + 1))
+		[ "$f" -eq 0 ] && f=1
 	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
 	echo "PostgreSQL $v: $p passed, $f failed"
 done
 
