@@ -47,6 +47,8 @@ port=${port:-$((5870 + major))}
 [ -n "$workdir" ] || workdir=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-$name.XXXXXX")
 mkdir -p "$workdir"
 workdir=$(readlink -f "$workdir")
+# a setup step that fails (unpacking, building) leaves nothing behind either
+trap '[ "$keep" -eq 1 ] || rm -rf "$workdir"' EXIT
 
 user=
 if [ "$(id -u)" -eq 0 ]; then
