@@ -47,7 +47,8 @@ REGRESS = \
 	bloom_distributed \
 	bloom_support \
 	bloom_limits \
-	bloom_privileges
+	bloom_privileges \
+	bloom_stats_security
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src
