@@ -48,7 +48,8 @@ REGRESS = \
 	bloom_support \
 	bloom_limits \
 	bloom_privileges \
-	bloom_stats_security
+	bloom_stats_security \
+	bloom_families
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src
