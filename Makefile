@@ -49,7 +49,8 @@ REGRESS = \
 	bloom_limits \
 	bloom_privileges \
 	bloom_stats_security \
-	bloom_families
+	bloom_families \
+	bloom_oversize
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src
