@@ -50,7 +50,8 @@ REGRESS = \
 	bloom_privileges \
 	bloom_stats_security \
 	bloom_families \
-	bloom_oversize
+	bloom_oversize \
+	bloom_cache_budget
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src

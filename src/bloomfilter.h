@@ -89,6 +89,7 @@ extern void bloom_check_family(const BloomFilter *f, const BloomKeyType *kt);
 extern const char *bloom_family_display(const char *family);
 
 /* bloom_funcs.c */
+extern int	bloom_cache_budget_kb;
 extern BloomKeyType *bloom_call_key_type(FunctionCallInfo fcinfo, int argno);
 extern bytea *bloom_add_key(FunctionCallInfo fcinfo, bool *added);
 
