@@ -51,7 +51,9 @@ REGRESS = \
 	bloom_stats_security \
 	bloom_families \
 	bloom_oversize \
-	bloom_cache_budget
+	bloom_cache_budget \
+	bloom_refusals \
+	bloom_parallel_limit
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src
