@@ -10,8 +10,11 @@
 #    holds any, in a throwaway cluster: pg_virtualenv make installcheck,
 # 4. runs the TAP tests in test/t, if any, as an unprivileged user
 #    (as postgres in a private copy of the tree when invoked as root),
-# 5. prints "N passed, N failed" (one count per regression test, isolation
-#    spec and TAP script) and exits non-zero if anything failed.
+# 5. runs a short load test (test/load/run.sh -T 10: 8 writers, no lost key)
+#    and replays the fuzzer's regression inputs,
+# 6. prints "N passed, N failed" (one count per regression test, isolation
+#    spec and TAP script, one for the load test and one for the fuzzer
+#    replay) and exits non-zero if anything failed.
 #
 # Environment: PG_CONFIG (default pg_config), PG_CFLAGS (extra compiler flags,
 # kept under --strict), PROVE_FLAGS (e.g. --verbose), CI.
@@ -19,7 +22,7 @@
 set -uo pipefail
 
 usage() {
-	sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 strict=0
@@ -180,6 +183,18 @@ if compgen -G "test/t/*.pl" >/dev/null; then
 	elif [ -n "$tapdir" ]; then
 		rm -rf "$tapdir"
 	fi
+fi
+
+# ---------------------------------------------------------------------------
+# Eight concurrent writers on 16 filters for 10 s (pgbench, the four
+# patterns of test/load), then the check that no committed key was lost and
+# that every filter is exactly the filter of its logged keys.
+heading "Load: 8 writers, no lost key (test/load/run.sh -T 10 -c 8)"
+if PG_CONFIG="$PG_CONFIG" bash test/load/run.sh -T 10 -c 8 -j 2; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	status=1
 fi
 
 # ---------------------------------------------------------------------------
