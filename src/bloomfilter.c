@@ -26,6 +26,10 @@ PG_MODULE_MAGIC_EXT(.name = "bloomfilter",.version = "1.0");
 PG_MODULE_MAGIC;
 #endif
 
+#if PG_VERSION_NUM < 160000
+void		_PG_init(void);		/* fmgr.h declares it from 16 on */
+#endif
+
 /*
  * bloomfilter.cache_budget: the memory that one call site of bloom_contains
  * may keep of the stored filters it has read (bloom_funcs.c).

@@ -15,9 +15,10 @@
 # extension checks for interrupts every chunk of its loops (tens of
 # milliseconds to a few tenths of a second), so L must be a small part of D;
 # without those checks the cancel waits for the call to end, and L is about
-# D.  The bound (two thirds of D) is relative, so that a slower machine changes both
-# sides, and loose, for a busy one.  (The filter's size comes from a
-# generate_series, so that the planner cannot fold it into a constant.)
+# D.  The bound, two thirds of D, is relative, so that a slower machine
+# changes both sides, and loose, for a busy one.  (The filter's size comes
+# from a generate_series, so that the planner cannot fold it into a
+# constant.)
 #
 # The node is stopped in immediate mode, in case a backend still runs.
 
