@@ -55,7 +55,13 @@ REGRESS = \
 	bloom_distributed \
 	bloom_support \
 	bloom_limits \
-	bloom_privileges
+	bloom_privileges \
+	bloom_stats_security \
+	bloom_families \
+	bloom_oversize \
+	bloom_cache_budget \
+	bloom_refusals \
+	bloom_parallel_limit
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src

@@ -45,7 +45,10 @@
  */
 #define CACHE_MIN_SLOTS	64		/* power of two; at most half are used */
 #define CACHE_MAX_SLOTS	65536	/* so at most 32768 filters at once */
-#define CACHE_BUDGET	((Size) 256 * 1024 * 1024)
+#define CACHE_BUDGET	((Size) bloom_cache_budget_kb * 1024)
+
+/* bloomfilter.cache_budget, in kB (defined in _PG_init) */
+int			bloom_cache_budget_kb = 256 * 1024;
 #define SLICE_MIN_SIZE	(64 * 1024) /* smaller values are read whole */
 #define SLICE_BYTES_PER_PROBE	(16 * 1024) /* a slice costs a read of this */
 

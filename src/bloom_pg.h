@@ -127,6 +127,7 @@ typedef struct BloomCachedFilter
 
 typedef struct BloomCache BloomCache;
 
+extern int	bloom_cache_budget_kb;	/* bloomfilter.cache_budget, in kB */
 extern BloomCache *bloom_cache_create(MemoryContext mcxt);
 extern BloomCachedFilter *bloom_cache_get(BloomCache *c, struct varlena *ptr);
 extern bool bloom_cache_test_unloaded(BloomCache *c, BloomCachedFilter *e,

@@ -13,7 +13,10 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "fmgr.h"
+#include "utils/guc.h"
 
 #include "bloom_pg.h"
 
@@ -22,3 +25,24 @@ PG_MODULE_MAGIC_EXT(.name = "bloomfilter",.version = "1.0");
 #else
 PG_MODULE_MAGIC;
 #endif
+
+#if PG_VERSION_NUM < 160000
+void		_PG_init(void);		/* fmgr.h declares it from 16 on */
+#endif
+
+/*
+ * bloomfilter.cache_budget: the memory that one call site of bloom_contains
+ * may keep of the stored filters it has read (bloom_cache.c).
+ */
+void
+_PG_init(void)
+{
+	DefineCustomIntVariable("bloomfilter.cache_budget",
+							"Memory one bloom_contains call site keeps of stored filters it has read.",
+							"When the copies would outgrow it, the call site drops them and starts again.",
+							&bloom_cache_budget_kb,
+							256 * 1024, 0, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+	MarkGUCPrefixReserved("bloomfilter");
+}

@@ -14,10 +14,11 @@
 #    builds with -Werror and runs the regression and isolation suites in a
 #    private server of that version (test/matrix.sh); skipped, with a
 #    message, where the tarball is absent (a clone without ../shared),
-# 6. replays the fuzzer's inputs (test/fuzz/run.sh --replay),
-# 7. prints "N passed, N failed" (one count per regression test, isolation
-#    spec and TAP script, on every version) and exits non-zero if anything
-#    failed.
+# 6. runs a short load test (test/load/run.sh -T 10: 8 writers, no lost key),
+# 7. replays the fuzzer's inputs (test/fuzz/run.sh --replay),
+# 8. prints "N passed, N failed" (one count per regression test, isolation
+#    spec and TAP script, on every version, one for the load test and one
+#    for the fuzzer replay) and exits non-zero if anything failed.
 #
 # Environment: PG_CONFIG (default pg_config), PG_CFLAGS (extra compiler flags,
 # kept under --strict), PROVE_FLAGS (e.g. --verbose), CI, MATRIX_DIR (where
@@ -26,7 +27,7 @@
 set -uo pipefail
 
 usage() {
-	sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 strict=0
@@ -225,6 +226,18 @@ for v in $matrix_versions; do
 	failed=$((failed + f))
 	echo "PostgreSQL $v: $p passed, $f failed"
 done
+
+# ---------------------------------------------------------------------------
+# Eight concurrent writers on 16 filters for 10 s (pgbench, the four
+# patterns of test/load), then the check that no committed key was lost and
+# that every filter is exactly the filter of its logged keys.
+heading "Load: 8 writers, no lost key (test/load/run.sh -T 10 -c 8)"
+if PG_CONFIG="$PG_CONFIG" bash test/load/run.sh -T 10 -c 8 -j 2; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	status=1
+fi
 
 # ---------------------------------------------------------------------------
 # Every input that ever crashed the fuzzer, and the seed corpus, replayed
