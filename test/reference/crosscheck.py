@@ -115,11 +115,19 @@ def generic(text, probe_family):
     return {"family": f.family, "refused": refused}
 
 
+def guarded(fn, *args):
+    """fn's result, or the error it raised (so one case fails, not all)."""
+    try:
+        return fn(*args)
+    except Exception as e:
+        return {"error": "%s: %s" % (type(e).__name__, e)}
+
+
 def main(inpath, outpath):
     with open(inpath, encoding="utf-8") as fh:
         spec = json.load(fh)
     result = {
-        "cases": {c["name"]: check_case(c) for c in spec["cases"]},
+        "cases": {c["name"]: guarded(check_case, c) for c in spec["cases"]},
         "sizes": [bloomref.BloomFilter.create(s["capacity"], s["rate"]).to_base64()
                   for s in spec["sizes"]],
         "validity": [validity(t) for t in spec["literals"]],
