@@ -16,6 +16,7 @@ import binascii
 import datetime
 import decimal
 import json
+import struct
 import sys
 import uuid
 
@@ -36,7 +37,11 @@ def parse_value(keytype, text):
     if keytype == "boolean":
         return {"t": True, "f": False}[text]
     if keytype in ("real", "double precision"):
-        return float(text)       # also 'NaN', 'Infinity', '-Infinity', '-0'
+        if text == "NaN":
+            # any NaN is the same key: hand over one with the sign bit and a
+            # payload set, not the one Python's float("NaN") gives
+            return struct.unpack("<d", struct.pack("<Q", 0xFFF8000000000123))[0]
+        return float(text)       # also 'Infinity', '-Infinity', '-0'
     if keytype == "numeric":
         return decimal.Decimal(text)
     if keytype == "date":

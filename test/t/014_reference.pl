@@ -451,10 +451,15 @@ FROM $c->{table}, ref_pg WHERE name = $c->{qname} AND kind = '$kind'}));
 			fail("$name, $kind: PostgreSQL probing Python's filter (there is none)");
 			next;
 		}
-		$node->safe_psql('reference',
+		my ($ret, $stdout, $stderr) = $node->psql('reference',
 			    "INSERT INTO ref_py VALUES ($c->{qname}, '$kind', "
 			  . quote_lit($py->{filters}{$kind})
 			  . ')');
+		if ($ret != 0)
+		{
+			fail("$name, $kind: PostgreSQL reads Python's filter: $stderr");
+			next;
+		}
 		my $pg_on_py = decode_json(
 			$node->safe_psql(
 				'reference', qq{
