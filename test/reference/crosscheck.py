@@ -136,7 +136,8 @@ def main(inpath, outpath):
         "sizes": [bloomref.BloomFilter.create(s["capacity"], s["rate"]).to_base64()
                   for s in spec["sizes"]],
         "validity": [validity(t) for t in spec["literals"]],
-        "generic": [generic(g["filter"], g["family"]) for g in spec["generic"]],
+        "generic": [guarded(generic, g["filter"], g["family"])
+                    for g in spec["generic"]],
     }
     with open(outpath, "w", encoding="utf-8") as fh:
         json.dump(result, fh, indent=1)
