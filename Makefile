@@ -15,13 +15,21 @@ EXTVERSION := $(shell sed -n "s/^[[:space:]]*default_version[[:space:]]*=[[:spac
 MODULE_big = bloomfilter
 OBJS = \
 	src/bloomfilter.o \
-	src/bloom.o \
+	src/bloom_sizing.o \
+	src/bloom_bits.o \
+	src/bloom_unique.o \
 	src/bloom_format.o \
+	src/bloom_value.o \
 	src/bloom_keys.o \
 	src/bloom_io.o \
-	src/bloom_funcs.o \
+	src/bloom_add.o \
+	src/bloom_cache.o \
+	src/bloom_contains.o \
 	src/bloom_agg.o \
-	src/bloom_ops.o \
+	src/bloom_agg_state.o \
+	src/bloom_agg_plan.o \
+	src/bloom_setops.o \
+	src/bloom_info.o \
 	src/bloom_support.o \
 	src/bfutils.o \
 	src/bfbuild.o \
@@ -56,6 +64,12 @@ REGRESS = \
 	bloom_support \
 	bloom_limits \
 	bloom_privileges \
+	bloom_stats_security \
+	bloom_families \
+	bloom_oversize \
+	bloom_cache_budget \
+	bloom_refusals \
+	bloom_parallel_limit \
 	bloom_index
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 

@@ -70,7 +70,7 @@
 #include "storage/bufmgr.h"
 #include "utils/relcache.h"
 
-#include "bloomfilter.h"
+#include "bloom_pg.h"
 
 #define BF_METAPAGE_BLKNO	0
 #define BF_MAGIC			0x42465831	/* "BFX1" */

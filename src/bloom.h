@@ -5,8 +5,9 @@
  *	  writes, sizes and probes it.
  *
  * This header is the one description of the on-disk format.  Nothing in
- * here includes a PostgreSQL header: the core (bloom.c, bloom_format.c) is
- * compiled on its own for the fuzzers and microbenchmarks.
+ * here includes a PostgreSQL header: the core (bloom_sizing.c, bloom_bits.c,
+ * bloom_unique.c, bloom_format.c) is compiled on its own for the fuzzers and
+ * microbenchmarks.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -213,7 +214,7 @@ bloom_get_u32(const uint8_t *p)
 		(uint32_t) p[3] << 24;
 }
 
-/* --- bloom.c: sizing, probing, bit operations --- */
+/* --- Probing and setting bits (inline: the hot paths) --- */
 
 /*
  * The k bit positions of a hash inside its block come from a splitmix64
@@ -309,19 +310,28 @@ bloom_test_hash(const uint8_t *bits, uint64_t nblocks, int k, uint64_t h)
 							k, h);
 }
 
+/* --- bloom_sizing.c: sizing, expected rate and fill, estimates --- */
+
 extern double bloom_expected_fpr(uint64_t nblocks, int k, double nkeys);
 extern bool bloom_plan(uint64_t capacity, double rate,
 					   uint64_t *nblocks, int *k);
 extern uint64_t bloom_max_capacity(double rate);
 extern void bloom_init_header(BloomFilter *f, uint64_t capacity, double rate,
 							  uint64_t nblocks, int k, const char *family);
+extern double bloom_estimate_keys(uint64_t nblocks, int k, uint64_t bits_set);
+extern void bloom_expected_fill(uint64_t nblocks, int k, double nkeys,
+								double *mean, double *sd);
+extern bool bloom_over_capacity(uint64_t nblocks, int k, uint64_t capacity,
+								uint64_t bits_set);
+
+/* --- bloom_unique.c: dropping duplicate hashes --- */
+
 extern size_t bloom_sort_unique(uint64_t *a, size_t n);
 extern size_t bloom_unique(uint64_t *a, size_t n, uint64_t *scratch);
 extern size_t bloom_unique_scratch(size_t n);
-extern uint64_t bloom_popcount(const uint8_t *bits, size_t nbytes);
 
 /*
- * --- bloom.c: combining filters and estimating from their bits ---
+ * --- bloom_bits.c: counting, combining and folding bits ---
  *
  * How two filters relate (bloom_shape_compare).  Filters combine when every
  * field that decides where a key's bits go is equal: version, layout, hash
@@ -348,6 +358,7 @@ typedef enum BloomMergeOp
 	BLOOM_MERGE_AND
 } BloomMergeOp;
 
+extern uint64_t bloom_popcount(const uint8_t *bits, size_t nbytes);
 extern BloomShape bloom_shape_compare(const BloomFilter *a,
 									  const BloomFilter *b);
 extern void bloom_combine_header(BloomFilter *out, const BloomFilter *a,
@@ -360,13 +371,8 @@ extern uint64_t bloom_popcount_union(const uint8_t *a, uint64_t a_nblocks,
 									 const uint8_t *b, uint64_t b_nblocks);
 extern void bloom_fill_stats(const uint8_t *bits, uint64_t nblocks, int k,
 							 uint64_t *bits_set, double *fpr);
-extern double bloom_estimate_keys(uint64_t nblocks, int k, uint64_t bits_set);
 extern bool bloom_set_hash_changed(uint8_t *bits, uint64_t nblocks, int k,
 								   uint64_t h);
-extern void bloom_expected_fill(uint64_t nblocks, int k, double nkeys,
-								double *mean, double *sd);
-extern bool bloom_over_capacity(uint64_t nblocks, int k, uint64_t capacity,
-								uint64_t bits_set);
 
 /* --- bloom_format.c: encode, decode, validate, base64 --- */
 

@@ -23,7 +23,7 @@
 #include "miscadmin.h"
 #include "mb/pg_wchar.h"
 
-#include "bloomfilter.h"
+#include "bloom_pg.h"
 
 /* how many bytes of a bad literal an error message quotes, at most */
 #define QUOTE_MAX 40

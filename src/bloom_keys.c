@@ -32,6 +32,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/typcache.h"
 #include "utils/uuid.h"
@@ -39,7 +40,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "bloomfilter.h"
+#include "bloom_pg.h"
 
 /* PostgreSQL's own hash functions may differ between byte orders */
 #ifdef WORDS_BIGENDIAN
@@ -237,6 +238,32 @@ bloom_key_type_try_init(BloomKeyType *kt, Oid typid, Oid collid,
 						MemoryContext mcxt)
 {
 	return key_type_setup(kt, typid, collid, mcxt, true);
+}
+
+/*
+ * Set up the key type of argument argno of a call in kt, once per call site
+ * (kt->typid stays 0 until then).
+ */
+BloomKeyType *
+bloom_arg_key_type(FunctionCallInfo fcinfo, int argno, BloomKeyType *kt)
+{
+	if (kt->typid == InvalidOid)
+		bloom_key_type_init(kt, get_fn_expr_argtype(fcinfo->flinfo, argno),
+							PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
+	return kt;
+}
+
+/*
+ * The key type of argument argno, kept in fn_extra: for the functions whose
+ * fn_extra holds nothing else (bloom_add, bloom_add_new, bloom_agg).
+ */
+BloomKeyType *
+bloom_call_key_type(FunctionCallInfo fcinfo, int argno)
+{
+	if (fcinfo->flinfo->fn_extra == NULL)
+		fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
+	return bloom_arg_key_type(fcinfo, argno, (BloomKeyType *) fcinfo->flinfo->fn_extra);
 }
 
 /* XXH3 of the 8 little-endian bytes of v */

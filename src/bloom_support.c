@@ -88,9 +88,9 @@
  * distinct filter that the planner cannot count (statistics record the width
  * of its TOAST pointer, not of the filter).
  *
- * Only interfaces that are the same from PostgreSQL 12 to 18 are used
- * (nodes/supportnodes.h, utils/selfuncs.h, get_attstatsslot), so there are
- * no version guards.
+ * Only interfaces that are the same in every PostgreSQL we build and test
+ * (15, 16 and 18) are used (nodes/supportnodes.h, utils/selfuncs.h,
+ * get_attstatsslot), so there are no version guards.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -117,7 +117,7 @@
 #include "utils/selfuncs.h"
 #include "utils/typcache.h"
 
-#include "bloomfilter.h"
+#include "bloom_pg.h"
 
 /*
  * Per-call cost, in multiples of cpu_operator_cost (measured, see above):

@@ -4,9 +4,10 @@
 # or Ubuntu, using only the distribution's apt archive.
 #
 # Installs the distribution's PostgreSQL (server, contrib, server headers
-# with PGXS), a C toolchain, the xxHash headers and IPC::Run for the TAP
-# tests. Does nothing (and never touches apt) when everything is already
-# installed, so reruns are fast. Needs root; re-executes itself via sudo
+# with PGXS), a C toolchain, the xxHash headers, IPC::Run for the TAP
+# tests and Python 3's xxhash for the reference implementation's test. Does
+# nothing (and never touches apt) when everything is already installed, so
+# reruns are fast. Needs root; re-executes itself via sudo
 # otherwise.
 
 set -euo pipefail
@@ -20,6 +21,7 @@ PACKAGES=(
 	postgresql-server-dev-all   # pulls postgresql-server-dev-<distro ver>
 	libxxhash-dev
 	libipc-run-perl
+	python3-xxhash              # test/reference, the Python reference (014_reference.pl)
 )
 
 is_installed() {

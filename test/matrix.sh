@@ -47,6 +47,8 @@ port=${port:-$((5870 + major))}
 [ -n "$workdir" ] || workdir=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-$name.XXXXXX")
 mkdir -p "$workdir"
 workdir=$(readlink -f "$workdir")
+# a setup step that fails (unpacking, building) leaves nothing behind either
+trap '[ "$keep" -eq 1 ] || rm -rf "$workdir"' EXIT
 
 user=
 if [ "$(id -u)" -eq 0 ]; then
@@ -88,11 +90,15 @@ stop() {
 }
 trap stop EXIT
 if [ ! -d "$data" ]; then
-	as_user "$pgdir/bin/initdb" -D "$data" -A trust -E UTF8 --locale=C.UTF-8 >/dev/null ||
-		{ echo "matrix.sh: initdb failed" >&2; exit 1; }
+	# (the prebuilt servers' bootstrap is chatty on stderr: keep it in a log)
+	as_user "$pgdir/bin/initdb" -D "$data" -A trust -E UTF8 --locale=C.UTF-8 \
+		>"$workdir/initdb.log" 2>&1 ||
+		{ echo "matrix.sh: initdb failed" >&2; cat "$workdir/initdb.log" >&2; exit 1; }
 fi
 as_user mkdir -p "$sock"
-as_user "$pgdir/bin/pg_ctl" -D "$data" -w -l "$workdir/server.log" \
+# PGHOST in the server's environment: libpq inside a backend (postgres_fdw's
+# loopback server in bloom_fdw) finds the private socket, not /tmp's.
+as_user env PGHOST="$sock" "$pgdir/bin/pg_ctl" -D "$data" -w -l "$workdir/server.log" \
 	-o "-p $port -k $sock -c listen_addresses=''" start >/dev/null ||
 	{ echo "matrix.sh: server did not start (log: $workdir/server.log)" >&2; cat "$workdir/server.log" >&2; keep=1; exit 1; }
 

@@ -10,16 +10,24 @@
 #    holds any, in a throwaway cluster: pg_virtualenv make installcheck,
 # 4. runs the TAP tests in test/t, if any, as an unprivileged user
 #    (as postgres in a private copy of the tree when invoked as root),
-# 5. prints "N passed, N failed" (one count per regression test, isolation
-#    spec and TAP script) and exits non-zero if anything failed.
+# 5. for PostgreSQL 16 and 18 (and any other ../shared/pg/pg-NN.tar.gz):
+#    builds with -Werror and runs the regression and isolation suites in a
+#    private server of that version (test/matrix.sh); skipped, with a
+#    message, where the tarball is absent (a clone without ../shared),
+# 6. runs a short load test (test/load/run.sh -T 10: 8 writers, no lost key),
+# 7. replays the fuzzer's inputs (test/fuzz/run.sh --replay),
+# 8. prints "N passed, N failed" (one count per regression test, isolation
+#    spec and TAP script, on every version, one for the load test and one
+#    for the fuzzer replay) and exits non-zero if anything failed.
 #
 # Environment: PG_CONFIG (default pg_config), PG_CFLAGS (extra compiler flags,
-# kept under --strict), PROVE_FLAGS (e.g. --verbose), CI.
+# kept under --strict), PROVE_FLAGS (e.g. --verbose), CI, MATRIX_DIR (where
+# the pg-NN.tar.gz are, default ../shared/pg beside the clone).
 
 set -uo pipefail
 
 usage() {
-	sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 strict=0
@@ -38,19 +46,24 @@ PG_CONFIG=${PG_CONFIG:-pg_config}
 JOBS=$(nproc 2>/dev/null || echo 2)
 LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-tests.XXXXXX")
 
+# The major versions tested besides the distribution's (test/matrix.sh).
+MATRIX_MAJORS="16 18"
+
 passed=0
 failed=0
 status=0
 tapdir=
 
+# (with the seconds since the start, to keep an eye on the run's length)
 heading() {
-	printf '\n==== %s ====\n' "$*"
+	printf '\n==== %s ==== [%ds]\n' "$*" "$SECONDS"
 }
 
 # Final line, printed on every exit path.
 finish() {
 	rm -rf "$LOGDIR"
 	echo
+	echo "run time: ${SECONDS} s"
 	echo "$passed passed, $failed failed"
 }
 trap finish EXIT
@@ -180,6 +193,50 @@ if compgen -G "test/t/*.pl" >/dev/null; then
 	elif [ -n "$tapdir" ]; then
 		rm -rf "$tapdir"
 	fi
+fi
+
+# ---------------------------------------------------------------------------
+# The other supported major versions: each prebuilt server in ../shared/pg
+# (beside the clone in CI; see its README), built with -Werror and tested
+# (regression and isolation suites) in a private server by test/matrix.sh.
+# A user's clone has no ../shared: those versions are skipped, and say so.
+matrix_dir=${MATRIX_DIR:-$ROOT/../shared/pg}
+matrix_versions=$( (printf '%s\n' $MATRIX_MAJORS
+	for t in "$matrix_dir"/pg-*.tar.gz; do
+		[ -f "$t" ] && basename "$t" .tar.gz | sed 's/^pg-//'
+	done) | sort -n -u)
+for v in $matrix_versions; do
+	tarball="$matrix_dir/pg-$v.tar.gz"
+	if [ ! -f "$tarball" ]; then
+		heading "PostgreSQL $v: skipped: no ${MATRIX_DIR:-../shared/pg}/pg-$v.tar.gz"
+		continue
+	fi
+	heading "Build (-Werror) and regression tests on PostgreSQL $v (test/matrix.sh)"
+	bash test/matrix.sh "$tarball" 2>&1 | tee "$LOGDIR/matrix-$v.log"
+	rc=${PIPESTATUS[0]}
+	# count pg_regress's lines only, not those of the diffs printed after them
+	sed '/^==== .*regression\.diffs$/,$d' "$LOGDIR/matrix-$v.log" >"$LOGDIR/matrix-$v.results"
+	read -r p f < <(count_regress "$LOGDIR/matrix-$v.results")
+	if [ "$rc" -ne 0 ]; then
+		status=1
+		# the build, the server or make failed without reporting a failed test
+		[ "$f" -eq 0 ] && f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	echo "PostgreSQL $v: $p passed, $f failed"
+done
+
+# ---------------------------------------------------------------------------
+# Eight concurrent writers on 16 filters for 10 s (pgbench, the four
+# patterns of test/load), then the check that no committed key was lost and
+# that every filter is exactly the filter of its logged keys.
+heading "Load: 8 writers, no lost key (test/load/run.sh -T 10 -c 8)"
+if PG_CONFIG="$PG_CONFIG" bash test/load/run.sh -T 10 -c 8 -j 2; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	status=1
 fi
 
 # ---------------------------------------------------------------------------

@@ -7,7 +7,8 @@
  *
  *	  cc -O2 -Wno-stringop-truncation -Isrc -o /tmp/estimate_check \
  *		  test/bench/estimate_check.c \
- *		  src/bloom.c src/bloom_format.c -lxxhash -lm
+ *		  src/bloom_sizing.c src/bloom_bits.c src/bloom_unique.c \
+ *		  src/bloom_format.c -lxxhash -lm
  *	  /tmp/estimate_check [max_n]		(default 10000000)
  *
  * Keys are 64-bit integers hashed as the integer family is (XXH3-64 of the

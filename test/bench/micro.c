@@ -5,7 +5,8 @@
  *	  bloom filter, outside PostgreSQL.
  *
  *	  cc -O2 -I src -o /tmp/bloom_micro test/bench/micro.c \
- *		  src/bloom.c src/bloom_format.c -lm
+ *		  src/bloom_sizing.c src/bloom_bits.c src/bloom_unique.c \
+ *		  src/bloom_format.c -lm
  *	  /tmp/bloom_micro [-r RUNS] [-p PROBES] [-H] NKEYS...
  *
  * For each filter size NKEYS (sized at a 1% false-positive rate with

@@ -227,7 +227,8 @@ export BENCH_TMP
 
 log "core microbenchmark: $micro_sizes keys"
 cc -O2 -Wno-stringop-truncation -I src -o "$BENCH_TMP/micro" \
-	"$BENCH/micro.c" src/bloom.c src/bloom_format.c -lm
+	"$BENCH/micro.c" src/bloom_sizing.c src/bloom_bits.c src/bloom_unique.c \
+	src/bloom_format.c -lm
 "$BENCH_TMP/micro" -r "$runs" -H $micro_sizes >"$BENCH_TMP/micro.md"
 
 log "throwaway cluster (pg_virtualenv, PostgreSQL $pg_major, shared_buffers $shared_buffers)"

@@ -2,7 +2,8 @@
  *
  * fuzz_decode.c
  *	  libFuzzer target over every decoder of the bloom format, run on the
- *	  PostgreSQL-free core (src/bloom.c, src/bloom_format.c).
+ *	  PostgreSQL-free core (src/bloom_sizing.c, bloom_bits.c, bloom_unique.c,
+ *	  bloom_format.c).
  *
  * The first input byte picks the decoder (its value modulo 4, so the ASCII
  * digits '0'..'3' do, which keeps the text seeds readable):

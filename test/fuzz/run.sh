@@ -12,8 +12,8 @@
 #                                  and test/fuzz/corpus once (no libFuzzer);
 #                                  fails while a regression input still fails
 #   test/fuzz/run.sh --coverage [DIR...]
-#                                  line coverage of src/bloom.c and
-#                                  src/bloom_format.c over the corpus (and DIRs)
+#                                  line coverage of the PostgreSQL-free core
+#                                  (src/bloom_*.c in $CORE) over the corpus (and DIRs)
 #   test/fuzz/run.sh --corpus      regenerate test/fuzz/corpus
 #
 # Environment: FUZZ_WORK (work directory, default /tmp/bloomfilter-fuzz; the
@@ -31,7 +31,7 @@ root=$(cd "$here/../.." && pwd)
 work=${FUZZ_WORK:-/tmp/bloomfilter-fuzz}
 max_len=${FUZZ_MAX_LEN:-4096}
 
-CORE="$root/src/bloom.c $root/src/bloom_format.c"
+CORE="$root/src/bloom_sizing.c $root/src/bloom_bits.c $root/src/bloom_unique.c $root/src/bloom_format.c"
 CFLAGS="-g -O1 -fno-omit-frame-pointer -Wall -Wextra -I$root/src"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 
@@ -114,7 +114,7 @@ case "${1:-}" in
 	LLVM_PROFILE_FILE="$work/cov-%p.profraw" "$work/replay-cov" "$here/corpus" "$@" > "$work/coverage.log"
 	llvm-profdata merge -o "$work/cov.profdata" "$work"/cov-*.profraw
 	llvm-cov report "$work/replay-cov" -instr-profile="$work/cov.profdata" \
-		"$root/src/bloom.c" "$root/src/bloom_format.c" "$root/src/bloom.h"
+		$CORE "$root/src/bloom.h"
 	echo "run.sh: per-line report: llvm-cov show $work/replay-cov -instr-profile=$work/cov.profdata $root/src/bloom_format.c"
 	;;
 

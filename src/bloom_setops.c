@@ -1,17 +1,17 @@
 /*-------------------------------------------------------------------------
  *
- * bloom_ops.c
- *	  Combining and inspecting filters: union and intersection (functions,
- *	  operators and aggregates), equality and hashing, bloom_info and the
- *	  estimates, bloom_size, and bloom_add_new.
+ * bloom_setops.c
+ *	  Combining filters: union and intersection as functions, operators and
+ *	  aggregates (bloom_union_agg, bloom_intersect_agg), and equality and
+ *	  hashing of whole values.
  *
- * The bit work and the estimators are in the core (bloom.c); this file is
- * the fmgr glue around them.
+ * The bit work is in the core (bloom_bits.c); this file is the fmgr glue
+ * around it.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
  * IDENTIFICATION
- *	  src/bloom_ops.c
+ *	  src/bloom_setops.c
  *
  *-------------------------------------------------------------------------
  */
@@ -20,77 +20,11 @@
 #include <math.h>
 
 #include "access/detoast.h"
-#include "access/htup_details.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
-#include "funcapi.h"
-#include "utils/builtins.h"
 #include "utils/memutils.h"
 
-#include "bloomfilter.h"
-
-/* --- shapes --- */
-
-static const char *
-layout_name(uint8 layout)
-{
-	return layout == BLOOM_LAYOUT_BLOCK512 ? "block512" : "unknown";
-}
-
-static const char *
-hash_scheme_name(uint8 scheme)
-{
-	return scheme == BLOOM_HASH_XXH3 ? "xxh3" : "unknown";
-}
-
-/* "block512 with 19 blocks, 5 hashes, seed 0 and key family "integer"" */
-static char *
-shape_string(const BloomFilter *f)
-{
-	return psprintf("%s with %llu blocks, %d hashes, seed %llu and %s%s%s",
-					layout_name(f->layout),
-					(unsigned long long) f->nblocks, (int) f->nhashes,
-					(unsigned long long) f->seed,
-					f->family[0] ? "key family \"" : "no key family yet",
-					f->family, f->family[0] ? "\"" : "");
-}
-
-/*
- * How two filters combine, or the error that says why they do not, showing
- * both shapes.  first and second name them in the message.
- */
-static BloomShape
-check_combinable(const BloomFilter *a, const BloomFilter *b,
-				 const char *first, const char *second)
-{
-	BloomShape	shape = bloom_shape_compare(a, b);
-	const char *hint;
-
-	switch (shape)
-	{
-		case BLOOM_SHAPE_SAME:
-		case BLOOM_SHAPE_FOLD_FIRST:
-		case BLOOM_SHAPE_FOLD_SECOND:
-			return shape;
-		case BLOOM_SHAPE_FAMILY:
-			hint = "A filter holds keys of one family; cast the keys to one type before building the filters.";
-			break;
-		case BLOOM_SHAPE_NHASHES:
-		case BLOOM_SHAPE_SIZE:
-			hint = "Build the filters with the same capacity and false-positive rate (bloom_size shows the blocks and hashes they give). Filters whose block counts differ by a whole factor, all else equal, are folded to the smaller.";
-			break;
-		default:
-			hint = "Only filters made with the same layout, hash scheme and seed can be combined.";
-			break;
-	}
-	ereport(ERROR,
-			errcode(ERRCODE_DATA_EXCEPTION),
-			errmsg("cannot combine bloom filters of different shapes"),
-			errdetail("The %s is %s; the %s is %s.",
-					  first, shape_string(a), second, shape_string(b)),
-			errhint("%s", hint));
-	return shape;				/* keep the compiler quiet */
-}
+#include "bloom_pg.h"
 
 /*
  * The union (OR) or intersection (AND) of two filters, as a new value: the
@@ -110,7 +44,7 @@ combine_filters(bytea *a, bytea *b, BloomMergeOp op)
 
 	bloom_open(a, &fa);
 	bloom_open(b, &fb);
-	shape = check_combinable(&fa, &fb, "first filter", "second filter");
+	shape = bloom_check_combinable(&fa, &fb, "first filter", "second filter");
 	base = shape == BLOOM_SHAPE_FOLD_FIRST ? b : a;
 	other = shape == BLOOM_SHAPE_FOLD_FIRST ? &fa : &fb;
 
@@ -253,8 +187,8 @@ state_merge(BloomSetOpState *s, const BloomFilter *in, BloomMergeOp op)
 	BloomShape	shape;
 	BloomFilter out;
 
-	shape = check_combinable(&s->f, in, "filter aggregated so far",
-							 "next filter");
+	shape = bloom_check_combinable(&s->f, in, "filter aggregated so far",
+								   "next filter");
 	bloom_combine_header(&out, &s->f, in);
 	if (shape == BLOOM_SHAPE_FOLD_FIRST)
 	{
@@ -433,223 +367,4 @@ Datum
 bloom_intersect_agg_final(PG_FUNCTION_ARGS)
 {
 	return setop_final(fcinfo, "bloom_intersect_agg");
-}
-
-/* --- inspecting and estimating --- */
-
-static TupleDesc
-result_tupdesc(FunctionCallInfo fcinfo)
-{
-	TupleDesc	tupdesc;
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	return BlessTupleDesc(tupdesc);
-}
-
-/*
- * Everything about a filter in one row: its header, how full it is, and what
- * that fill says about the keys it holds, the false-positive rate it has now,
- * and whether it is over its design capacity (bloom_over_capacity).
- */
-PG_FUNCTION_INFO_V1(bloom_info);
-Datum
-bloom_info(PG_FUNCTION_ARGS)
-{
-	bytea	   *v = PG_GETARG_BLOOM_P(0);
-	TupleDesc	tupdesc = result_tupdesc(fcinfo);
-	Datum		values[16];
-	bool		nulls[16] = {0};
-	BloomFilter f;
-	uint64		bits_set;
-	double		fpr;
-	double		est;
-	char		seed[24];
-
-	Assert(tupdesc->natts == 16);
-	bloom_open(v, &f);
-	bloom_fill_stats(f.bits, f.nblocks, f.nhashes, &bits_set, &fpr);
-	est = bloom_estimate_keys(f.nblocks, f.nhashes, bits_set);
-	snprintf(seed, sizeof(seed), "%llu", (unsigned long long) f.seed);
-
-	values[0] = Int32GetDatum(f.version);
-	values[1] = CStringGetTextDatum(layout_name(f.layout));
-	values[2] = CStringGetTextDatum(hash_scheme_name(f.hash_scheme));
-	values[3] = Int64GetDatum((int64) f.nblocks);
-	values[4] = Int64GetDatum((int64) (f.nblocks * BLOOM_BLOCK_BITS));
-	values[5] = Int64GetDatum((int64) VARSIZE(v));
-	values[6] = Int32GetDatum(f.nhashes);
-	values[7] = DirectFunctionCall3(numeric_in, CStringGetDatum(seed),
-									ObjectIdGetDatum(InvalidOid),
-									Int32GetDatum(-1));
-	if (f.family[0] != '\0')
-		values[8] = CStringGetTextDatum(f.family);
-	else
-		nulls[8] = true;
-	values[9] = Int64GetDatum((int64) f.capacity);
-	values[10] = Float8GetDatum(f.rate);
-	values[11] = Int64GetDatum((int64) bits_set);
-	values[12] = Float8GetDatum((double) bits_set /
-								((double) f.nblocks * BLOOM_BLOCK_BITS));
-	values[13] = Float8GetDatum(est);
-	values[14] = Float8GetDatum(fpr);
-	values[15] = BoolGetDatum(bloom_over_capacity(f.nblocks, f.nhashes,
-												  f.capacity, bits_set));
-
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
-}
-
-/* estimated number of distinct keys added, from the fill */
-static double
-filter_estimate(const BloomFilter *f)
-{
-	return bloom_estimate_keys(f->nblocks, f->nhashes,
-							   bloom_popcount(f->bits,
-											  f->nblocks * BLOOM_BLOCK_BYTES));
-}
-
-/*
- * Estimated number of distinct keys in the filter (infinity when every bit is
- * set).
- */
-PG_FUNCTION_INFO_V1(bloom_cardinality);
-Datum
-bloom_cardinality(PG_FUNCTION_ARGS)
-{
-	BloomFilter f;
-
-	bloom_open(PG_GETARG_BLOOM_P(0), &f);
-	PG_RETURN_FLOAT8(filter_estimate(&f));
-}
-
-/*
- * The false-positive rate the filter has now: the probability that a key
- * never added is reported present.
- */
-PG_FUNCTION_INFO_V1(bloom_false_positive_rate);
-Datum
-bloom_false_positive_rate(PG_FUNCTION_ARGS)
-{
-	BloomFilter f;
-	uint64		bits_set;
-	double		fpr;
-
-	bloom_open(PG_GETARG_BLOOM_P(0), &f);
-	bloom_fill_stats(f.bits, f.nblocks, f.nhashes, &bits_set, &fpr);
-	PG_RETURN_FLOAT8(fpr);
-}
-
-/* estimated size of the union of two combinable filters */
-static double
-union_estimate(const BloomFilter *a, const BloomFilter *b)
-{
-	uint64		nblocks = Min(a->nblocks, b->nblocks);
-
-	return bloom_estimate_keys(nblocks, a->nhashes,
-							   bloom_popcount_union(a->bits, a->nblocks,
-													b->bits, b->nblocks));
-}
-
-/*
- * Estimated number of distinct keys in either filter, from the fill of their
- * union (computed without building it).
- */
-PG_FUNCTION_INFO_V1(bloom_union_cardinality);
-Datum
-bloom_union_cardinality(PG_FUNCTION_ARGS)
-{
-	BloomFilter fa,
-				fb;
-
-	bloom_open(PG_GETARG_BLOOM_P(0), &fa);
-	bloom_open(PG_GETARG_BLOOM_P(1), &fb);
-	check_combinable(&fa, &fb, "first filter", "second filter");
-	PG_RETURN_FLOAT8(union_estimate(&fa, &fb));
-}
-
-/*
- * Estimated number of distinct keys in both filters: |A| + |B| - |A u B|,
- * each from a fill.  The fill of the AND would overestimate it, by the bits
- * that keys of A and keys of B set in common by chance.  NULL when the union
- * has every bit set and so says nothing.
- */
-PG_FUNCTION_INFO_V1(bloom_intersect_cardinality);
-Datum
-bloom_intersect_cardinality(PG_FUNCTION_ARGS)
-{
-	BloomFilter fa,
-				fb;
-	double		nu;
-	double		ni;
-
-	bloom_open(PG_GETARG_BLOOM_P(0), &fa);
-	bloom_open(PG_GETARG_BLOOM_P(1), &fb);
-	check_combinable(&fa, &fb, "first filter", "second filter");
-	nu = union_estimate(&fa, &fb);
-	if (isinf(nu))
-		PG_RETURN_NULL();
-	ni = filter_estimate(&fa) + filter_estimate(&fb) - nu;
-	PG_RETURN_FLOAT8(ni > 0.0 ? ni : 0.0);
-}
-
-/*
- * What bloom_create(capacity, false_positive_rate) would make: its size in
- * bytes (the whole value) and bits, its hash count and blocks, and the rate
- * it is expected to have once it holds capacity keys (at most the one asked
- * for).  For planning storage before building anything.
- */
-PG_FUNCTION_INFO_V1(bloom_size);
-Datum
-bloom_size(PG_FUNCTION_ARGS)
-{
-	int64		capacity = PG_GETARG_INT64(0);
-	double		rate = PG_GETARG_FLOAT8(1);
-	TupleDesc	tupdesc = result_tupdesc(fcinfo);
-	Datum		values[5];
-	bool		nulls[5] = {0};
-	uint64		nblocks;
-	int			k;
-
-	Assert(tupdesc->natts == 5);
-	bloom_plan_or_error(capacity, rate, &nblocks, &k);
-	values[0] = Int64GetDatum((int64) (VARHDRSZ + BLOOM_PAYLOAD_SIZE(nblocks)));
-	values[1] = Int64GetDatum((int64) (nblocks * BLOOM_BLOCK_BITS));
-	values[2] = Int32GetDatum(k);
-	values[3] = Int64GetDatum((int64) nblocks);
-	values[4] = Float8GetDatum(bloom_expected_fpr(nblocks, k, (double) capacity));
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
-}
-
-/* --- bloom_add_new --- */
-
-/*
- * bloom_add that also says whether the key was new: (filter, added), where
- * added is true exactly when adding the key set a bit, so the key was surely
- * not in the filter before (RedisBloom's BF.ADD and Guava's put report the
- * same).  false means the key was probably there already, or was NULL: a
- * NULL key leaves the filter unchanged, as in bloom_add.
- */
-PG_FUNCTION_INFO_V1(bloom_add_new);
-Datum
-bloom_add_new(PG_FUNCTION_ARGS)
-{
-	TupleDesc	tupdesc = result_tupdesc(fcinfo);
-	Datum		values[2];
-	bool		nulls[2] = {0};
-	bool		added;
-	bytea	   *v;
-
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	if (PG_ARGISNULL(1))
-	{
-		values[0] = PG_GETARG_DATUM(0);
-		values[1] = BoolGetDatum(false);
-		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
-	}
-
-	v = bloom_add_key(fcinfo, &added);
-	values[0] = PointerGetDatum(v);
-	values[1] = BoolGetDatum(added);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

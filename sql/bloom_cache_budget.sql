@@ -1,0 +1,84 @@
+--
+-- bloom_cache_budget: a call site of bloom_contains keeps the stored filters
+-- it has read in a memory context of its own ("bloom_contains cache"), up to
+-- bloomfilter.cache_budget (256MB unless set); when the next filter would
+-- go over it, the copies are dropped and the cache starts again.  The
+-- context's size is read during the query, row by row, from
+-- pg_backend_memory_contexts: a join of probes against 40 stored filters of
+-- about 37 kB, in an order that keeps coming back to each of them.  Under a
+-- budget of 512kB the cache must stay within it plus one filter; under the
+-- default it holds all 40.  (Filters of 64 kB and more start as sliced
+-- reads and are not used here.)
+--
+SET max_parallel_workers_per_gather = 0;
+-- set before the library is loaded, the setting is kept when it loads (by
+-- the first call of a function of the extension)
+SET bloomfilter.cache_budget = '1MB';
+SELECT bloom_contains(bloom_create(10), 1) AS loads_the_library;
+SHOW bloomfilter.cache_budget;
+RESET bloomfilter.cache_budget;
+SHOW bloomfilter.cache_budget;
+
+-- 40 filters of 30,000 keys, stored out of line
+CREATE TABLE budget_filters (id int PRIMARY KEY, f bloom);
+INSERT INTO budget_filters
+SELECT g, bloom_agg(g * 100000 + i) FROM generate_series(0, 39) g, generate_series(1, 30000) i
+GROUP BY g;
+VACUUM ANALYZE budget_filters;
+SELECT count(*) AS filters,
+       bool_and(octet_length(f::bytea) BETWEEN 30000 AND 60000) AS each_30_to_60_kB,
+       bool_and(pg_column_size(f) >= octet_length(f::bytea)) AS out_of_line_uncompressed,
+       sum(octet_length(f::bytea)) > 1024 * 1024 AS together_over_1MB
+FROM budget_filters;
+-- 4,000 probes, 100 per filter, going round the filters
+CREATE TABLE budget_probes AS
+SELECT i % 40 AS fid, (i % 40) * 100000 + i AS k FROM generate_series(1, 4000) i;
+ANALYZE budget_probes;
+
+-- the memory of the call sites' caches of this backend, now
+CREATE FUNCTION pg_temp.cache_bytes() RETURNS bigint
+LANGUAGE sql VOLATILE AS $$
+    SELECT coalesce(sum(total_bytes), 0) FROM pg_backend_memory_contexts
+    WHERE name = 'bloom_contains cache'
+$$;
+-- the largest size of the cache seen during the join (every 10th row, just
+-- after the probe), and how many probes answered "maybe"
+CREATE FUNCTION pg_temp.largest_cache(OUT largest bigint, OUT maybe bigint)
+LANGUAGE sql VOLATILE AS $$
+    SELECT max(CASE WHEN NOT found THEN 0 WHEN seen IS NOT NULL THEN seen END),
+           count(*) FILTER (WHERE found)
+    FROM (SELECT bloom_contains(f.f, p.k) AS found,
+                 CASE WHEN bloom_contains(f.f, p.k) IS NULL THEN NULL
+                      WHEN p.k % 10 = 0 THEN pg_temp.cache_bytes() END AS seen
+          FROM budget_probes p JOIN budget_filters f ON f.id = p.fid
+          ORDER BY p.k OFFSET 0) s
+$$;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+
+-- the default budget: every filter is kept
+SELECT largest > 40 * 30000 AS holds_all_filters, maybe
+FROM pg_temp.largest_cache();
+
+-- a budget of 512kB: at most the budget plus one filter (and the context's
+-- own few kB)
+SET bloomfilter.cache_budget = '512kB';
+SHOW bloomfilter.cache_budget;
+SELECT largest > 256 * 1024 AS holds_several,
+       largest <= 512 * 1024 + 60000 + 16384 AS within_budget, maybe
+FROM pg_temp.largest_cache();
+-- a budget of 0 keeps the one filter at hand
+SET bloomfilter.cache_budget = 0;
+SELECT largest <= 60000 + 16384 AS one_filter, maybe
+FROM pg_temp.largest_cache();
+RESET bloomfilter.cache_budget;
+
+-- an unknown setting under the prefix is refused
+SET bloomfilter.no_such_setting = 1;
+
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+RESET max_parallel_workers_per_gather;
+DROP TABLE budget_filters, budget_probes;

@@ -1,0 +1,304 @@
+/*-------------------------------------------------------------------------
+ *
+ * bloom_cache.c
+ *	  The per-call-site cache of stored filters behind bloom_contains: the
+ *	  detoasted copies keyed by their TOAST identity, and the sliced probes
+ *	  of a large filter before it is read whole.
+ *
+ * Copyright (c) 2026, the bloomfilter developers
+ *
+ * IDENTIFICATION
+ *	  src/bloom_cache.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <sys/mman.h>
+
+#include "access/detoast.h"
+#include "utils/memutils.h"
+
+#include "bloom_pg.h"
+
+/*
+ * The per-call-site cache of bloom_contains.
+ *
+ * A filter stored in a table arrives as a TOAST pointer on every row, and
+ * detoasting it per row would make a probe cost as much as copying the whole
+ * filter.  So the detoasted filters are kept with the call site (fn_extra),
+ * keyed by the identity of the stored value (toast relation and value OID,
+ * which a stored value keeps for its whole life and never shares), in a small
+ * open-addressing table: a join against a table of per-partition filters hits it as well as a
+ * scalar subquery does.  The copies are 64-byte aligned so that each block is
+ * one cache line.  The table grows with the number of filters (a table of
+ * one filter per day holds hundreds); when the copies outgrow the memory
+ * budget, or the table its largest size, the cache is emptied and starts
+ * again.
+ *
+ * Reading a large filter whole for a handful of probes would be a waste (a
+ * prepared single-key lookup probes once per execution), so a large,
+ * uncompressed stored filter is first probed in slices: its header once, then
+ * one 64-byte block per probe, each a TOAST index lookup.  Once the slices
+ * have cost about as much as reading the whole value would have, the value
+ * is read and kept.  The total is at most about twice the better of the two.
+ */
+#define CACHE_MIN_SLOTS	64		/* power of two; at most half are used */
+#define CACHE_MAX_SLOTS	65536	/* so at most 32768 filters at once */
+#define CACHE_BUDGET	((Size) bloom_cache_budget_kb * 1024)
+
+/* bloomfilter.cache_budget, in kB (defined in _PG_init) */
+int			bloom_cache_budget_kb = 256 * 1024;
+#define SLICE_MIN_SIZE	(64 * 1024) /* smaller values are read whole */
+#define SLICE_BYTES_PER_PROBE	(16 * 1024) /* a slice costs a read of this */
+
+struct BloomCache
+{
+	MemoryContext mcxt;			/* holds this and the table (fn_mcxt) */
+	MemoryContext cxt;			/* holds the copies */
+	Size		used;
+	int			nentries;
+	BloomCachedFilter *last;	/* the most recent hit, checked first */
+	BloomCachedFilter *slots;	/* nslots entries, in mcxt */
+	int			nslots;
+};
+
+static BloomCachedFilter *
+cache_slot(BloomCachedFilter *slots, int nslots, Oid toastrelid, Oid valueid)
+{
+	uint32		i = (valueid * 0x9E3779B1U ^ toastrelid) & (nslots - 1);
+
+	for (;;)
+	{
+		BloomCachedFilter *e = &slots[i];
+
+		if (e->valueid == InvalidOid ||
+			(e->valueid == valueid && e->toastrelid == toastrelid))
+			return e;
+		i = (i + 1) & (nslots - 1);
+	}
+}
+
+/*
+ * Make room for one more entry: double the table while it may grow, else
+ * (or when the copies would outgrow the budget) empty the cache.
+ */
+static void
+cache_make_room(BloomCache *c, Size size)
+{
+	if (c->nentries + 1 > c->nslots / 2 && c->nslots < CACHE_MAX_SLOTS)
+	{
+		int			nslots = c->nslots * 2;
+		BloomCachedFilter *slots = MemoryContextAllocZero(c->mcxt, nslots * sizeof(BloomCachedFilter));
+
+		for (int i = 0; i < c->nslots; i++)
+			if (c->slots[i].valueid != InvalidOid)
+				*cache_slot(slots, nslots, c->slots[i].toastrelid,
+							c->slots[i].valueid) = c->slots[i];
+		pfree(c->slots);
+		c->slots = slots;
+		c->nslots = nslots;
+	}
+	if (c->nentries + 1 > c->nslots / 2 || c->used + size > CACHE_BUDGET)
+	{
+		MemoryContextReset(c->cxt);
+		memset(c->slots, 0, c->nslots * sizeof(BloomCachedFilter));
+		c->used = 0;
+		c->nentries = 0;
+	}
+	c->last = NULL;
+}
+
+#ifdef MADV_HUGEPAGE
+/*
+ * A large filter is probed at random places, one cache line each; on 4 kB
+ * pages nearly every probe of a filter of many megabytes also misses the
+ * TLB, which adds about half again to the probe.  So large copies get memory of their own, aligned to 2 MB
+ * and marked for transparent huge pages (advice: nothing changes where the
+ * kernel refuses).  The mapping is released with the cache's memory context.
+ */
+#define HUGE_PAGE		((Size) 2 * 1024 * 1024)
+#define HUGE_MIN_SIZE	((Size) 4 * 1024 * 1024)
+
+typedef struct MappedCopy
+{
+	void	   *addr;
+	Size		len;
+	MemoryContextCallback cb;
+} MappedCopy;
+
+static void
+unmap_copy(void *arg)
+{
+	MappedCopy *m = (MappedCopy *) arg;
+
+	munmap(m->addr, m->len);
+}
+
+static bytea *
+alloc_mapped(MemoryContext cxt, Size size)
+{
+	MappedCopy *m = MemoryContextAlloc(cxt, sizeof(MappedCopy));
+	Size		len = TYPEALIGN(HUGE_PAGE, size) + HUGE_PAGE;
+	void	   *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+						 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t	start;
+
+	if (p == MAP_FAILED)
+	{
+		pfree(m);
+		return NULL;
+	}
+	m->addr = p;
+	m->len = len;
+	m->cb.func = unmap_copy;
+	m->cb.arg = m;
+	MemoryContextRegisterResetCallback(cxt, &m->cb);
+
+	start = TYPEALIGN(HUGE_PAGE, (uintptr_t) p);
+	(void) madvise((void *) start, (uintptr_t) p + len - start, MADV_HUGEPAGE);
+	/* VARHDRSZ + BLOOM_HEADER_SIZE is 128: the bits start 64-byte aligned */
+	return (bytea *) start;
+}
+#endif
+
+/* Read a stored filter whole into the cache entry. */
+static void
+cache_load(BloomCache *c, BloomCachedFilter *e, struct varlena *ptr)
+{
+	struct varlena *detoasted = detoast_attr(ptr);
+	Size		size = VARSIZE(detoasted);
+	bytea	   *copy = NULL;
+
+#ifdef MADV_HUGEPAGE
+	if (size >= HUGE_MIN_SIZE)
+		copy = alloc_mapped(c->cxt, size);
+#endif
+	if (copy == NULL)
+	{
+		/* place the copy so that its bits start on a 64-byte boundary */
+		char	   *mem = MemoryContextAllocHuge(c->cxt, size + BLOOM_BLOCK_BYTES);
+
+		copy = (bytea *) (mem + ((BLOOM_BLOCK_BYTES -
+								  ((uintptr_t) mem + VARHDRSZ + BLOOM_HEADER_SIZE) %
+								  BLOOM_BLOCK_BYTES) % BLOOM_BLOCK_BYTES));
+	}
+	memcpy(copy, detoasted, size);
+	pfree(detoasted);
+	bloom_open(copy, &e->f);
+	e->loaded = true;
+	c->used += size + BLOOM_BLOCK_BYTES;
+}
+
+/*
+ * Find or start the cache entry of the stored filter behind an on-disk TOAST
+ * pointer.  A new entry is either loaded or, for a large uncompressed value,
+ * has just its header read, for sliced probes.
+ */
+BloomCachedFilter *
+bloom_cache_get(BloomCache *c, struct varlena *ptr)
+{
+	struct varatt_external toast;
+	BloomCachedFilter *e;
+	Size		rawsize,
+				extsize;
+
+	VARATT_EXTERNAL_GET_POINTER(toast, ptr);
+	if (c->last && c->last->valueid == toast.va_valueid &&
+		c->last->toastrelid == toast.va_toastrelid)
+		return c->last;
+
+	e = cache_slot(c->slots, c->nslots, toast.va_toastrelid, toast.va_valueid);
+	if (e->valueid != InvalidOid)
+		return c->last = e;
+
+	rawsize = toast.va_rawsize;
+#if PG_VERSION_NUM >= 140000
+	extsize = VARATT_EXTERNAL_GET_EXTSIZE(toast);
+#else
+	extsize = toast.va_extsize;
+#endif
+	if (c->nentries + 1 > c->nslots / 2 || c->used + rawsize > CACHE_BUDGET)
+	{
+		cache_make_room(c, rawsize);
+		e = cache_slot(c->slots, c->nslots, toast.va_toastrelid, toast.va_valueid);
+	}
+	memset(e, 0, sizeof(*e));
+
+	if (rawsize >= SLICE_MIN_SIZE && extsize == rawsize - VARHDRSZ)
+	{
+		struct varlena *hdr = detoast_attr_slice(ptr, 0, BLOOM_HEADER_SIZE);
+		BloomError	err = BLOOM_ERR_TRUNCATED;
+
+		if (VARSIZE_ANY_EXHDR(hdr) == BLOOM_HEADER_SIZE)
+			err = bloom_read_header_only((uint8 *) VARDATA_ANY(hdr),
+										 rawsize - VARHDRSZ, &e->f);
+		if (err != BLOOM_OK)
+			ereport(ERROR,
+					errcode(ERRCODE_DATA_CORRUPTED),
+					errmsg("bloom filter is corrupt"),
+					errdetail("%s", bloom_error_message(err)));
+		pfree(hdr);
+		e->slices_left = rawsize / SLICE_BYTES_PER_PROBE;
+	}
+	else
+		cache_load(c, e, ptr);
+
+	e->toastrelid = toast.va_toastrelid;
+	e->valueid = toast.va_valueid;
+	c->nentries++;
+	return c->last = e;
+}
+
+/* Test a hash against one block of a stored filter, read as a slice. */
+static bool
+sliced_test(const BloomFilter *f, struct varlena *ptr, uint64 h)
+{
+	uint64		block = bloom_block_of(h, f->nblocks);
+	struct varlena *slice;
+	bool		found;
+
+	slice = detoast_attr_slice(ptr, BLOOM_HEADER_SIZE + block * BLOOM_BLOCK_BYTES,
+							   BLOOM_BLOCK_BYTES);
+	if (VARSIZE_ANY_EXHDR(slice) != BLOOM_BLOCK_BYTES)
+		ereport(ERROR,
+				errcode(ERRCODE_DATA_CORRUPTED),
+				errmsg("bloom filter is corrupt"),
+				errdetail("A block of the stored filter could not be read whole."));
+	found = bloom_block_test((uint8 *) VARDATA_ANY(slice), f->nhashes, h);
+	pfree(slice);
+	return found;
+}
+
+/*
+ * Test a hash against a stored filter that is not loaded yet: by a slice
+ * while slices are cheaper than reading it whole, else after loading it.
+ */
+bool
+bloom_cache_test_unloaded(BloomCache *c, BloomCachedFilter *e,
+						  struct varlena *ptr, uint64 h)
+{
+	Assert(!e->loaded);
+	if (e->slices_left > 0)
+	{
+		e->slices_left--;
+		return sliced_test(&e->f, ptr, h);
+	}
+	cache_load(c, e, ptr);
+	return bloom_test_hash(e->f.bits, e->f.nblocks, e->f.nhashes, h);
+}
+
+/* An empty cache in mcxt (the call site's fn_mcxt), for bloom_cache_get. */
+BloomCache *
+bloom_cache_create(MemoryContext mcxt)
+{
+	BloomCache *c = MemoryContextAllocZero(mcxt, sizeof(BloomCache));
+
+	c->mcxt = mcxt;
+	c->cxt = AllocSetContextCreate(mcxt, "bloom_contains cache",
+								   ALLOCSET_DEFAULT_SIZES);
+	c->nslots = CACHE_MIN_SLOTS;
+	c->slots = MemoryContextAllocZero(mcxt,
+									  c->nslots * sizeof(BloomCachedFilter));
+	return c;
+}

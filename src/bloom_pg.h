@@ -1,0 +1,163 @@
+/*-------------------------------------------------------------------------
+ *
+ * bloom_pg.h
+ *	  PostgreSQL glue of the bloom type: fetch macros, key hashing, the
+ *	  probe cache, the aggregate's state and the helpers shared by the
+ *	  SQL-callable functions, with prototypes grouped by the file that
+ *	  defines them.
+ *
+ * The format itself is described in bloom.h.  (Not "bloomfilter.h":
+ * PostgreSQL has a lib/bloomfilter.h of its own.)
+ *
+ * Copyright (c) 2026, the bloomfilter developers
+ *
+ * IDENTIFICATION
+ *	  src/bloom_pg.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BLOOM_PG_H
+#define BLOOM_PG_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "access/tupdesc.h"
+#include "nodes/nodes.h"
+#if PG_VERSION_NUM >= 160000
+#include "nodes/miscnodes.h"
+#include "varatt.h"			/* split out of postgres.h in 16 */
+#endif
+
+#include "bloom.h"
+
+/*
+ * A bloom value is a plain varlena; bloom.h describes its payload.  The fetch
+ * macro detoasts: only bloom_contains avoids it, through its cache.
+ */
+#define DatumGetBloomP(X)		((bytea *) PG_DETOAST_DATUM(X))
+#define PG_GETARG_BLOOM_P(n)	DatumGetBloomP(PG_GETARG_DATUM(n))
+#define PG_GETARG_BLOOM_P_COPY(n) ((bytea *) PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(n)))
+#define PG_RETURN_BLOOM_P(x)	PG_RETURN_POINTER(x)
+
+/*
+ * Report an input error softly where the caller allows it (PostgreSQL 16 and
+ * later: pg_input_is_valid, COPY ... ON_ERROR), else throw.
+ */
+#if PG_VERSION_NUM >= 160000
+#define bloom_ereturn(ctx, ret, ...) ereturn(ctx, ret, __VA_ARGS__)
+#else
+#define bloom_ereturn(ctx, ret, ...) \
+	do { (void) (ctx); ereport(ERROR, __VA_ARGS__); return ret; } while (0)
+#endif
+
+#define BLOOM_PAYLOAD(v)		((uint8_t *) VARDATA(v))
+
+/* How a key type is turned into the bytes that are hashed. */
+typedef enum BloomKeyKind
+{
+	KEY_INT2,
+	KEY_INT4,
+	KEY_INT8,
+	KEY_TEXT,					/* text, varchar: the bytes */
+	KEY_NAME,					/* name: the bytes up to the NUL */
+	KEY_BPCHAR,					/* bytes without trailing blanks */
+	KEY_BYTEA,
+	KEY_UUID,
+	KEY_BOOL,
+	KEY_FLOAT4,
+	KEY_FLOAT8,
+	KEY_NUMERIC,				/* normalized decimal text */
+	KEY_INT32,					/* date */
+	KEY_INT64,					/* timestamp, timestamptz, time */
+	KEY_ENUM,					/* the label, not the OID */
+	KEY_GENERIC					/* the type's extended hash function */
+} BloomKeyKind;
+
+typedef struct BloomKeyType
+{
+	Oid			typid;			/* the type as passed, 0 = not set up */
+	Oid			collid;
+	BloomKeyKind kind;
+	char		family[BLOOM_FAMILY_LEN];
+	FmgrInfo	hashfn;			/* KEY_GENERIC only */
+} BloomKeyType;
+
+/* bloom_keys.c */
+extern void bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collid,
+								MemoryContext mcxt);
+extern bool bloom_key_type_try_init(BloomKeyType *kt, Oid typid, Oid collid,
+									MemoryContext mcxt);
+extern BloomKeyType *bloom_arg_key_type(FunctionCallInfo fcinfo, int argno,
+										BloomKeyType *kt);
+extern BloomKeyType *bloom_call_key_type(FunctionCallInfo fcinfo, int argno);
+extern uint64 bloom_key_hash(BloomKeyType *kt, Datum key, uint64 seed);
+extern void bloom_check_family(const BloomFilter *f, const BloomKeyType *kt);
+extern const char *bloom_family_display(const char *family);
+
+/* bloom_value.c */
+extern bytea *bloom_new(uint64 capacity, double rate, uint64 nblocks, int k,
+						const char *family);
+extern void bloom_open(bytea *v, BloomFilter *f);
+extern void bloom_plan_or_error(int64 capacity, double rate,
+								uint64 *nblocks, int *k);
+extern bool bloom_validate(bytea *v, int sqlstate, Node *escontext);
+extern BloomShape bloom_check_combinable(const BloomFilter *a,
+										 const BloomFilter *b,
+										 const char *first,
+										 const char *second);
+extern const char *bloom_layout_name(uint8 layout);
+extern const char *bloom_hash_scheme_name(uint8 scheme);
+extern TupleDesc bloom_result_tupdesc(FunctionCallInfo fcinfo);
+
+/*
+ * bloom_cache.c: the per-call-site cache of stored filters (bloom_contains).
+ * An entry stays valid until the next bloom_cache_get or
+ * bloom_cache_test_unloaded on the same cache.
+ */
+typedef struct BloomCachedFilter
+{
+	Oid			toastrelid;
+	Oid			valueid;		/* InvalidOid: empty slot */
+	bool		family_ok;		/* checked against the call site's key type */
+	bool		loaded;			/* f.bits points into the cached copy */
+	uint64		slices_left;	/* sliced probes before reading it whole */
+	BloomFilter f;
+} BloomCachedFilter;
+
+typedef struct BloomCache BloomCache;
+
+extern int	bloom_cache_budget_kb;	/* bloomfilter.cache_budget, in kB */
+extern BloomCache *bloom_cache_create(MemoryContext mcxt);
+extern BloomCachedFilter *bloom_cache_get(BloomCache *c, struct varlena *ptr);
+extern bool bloom_cache_test_unloaded(BloomCache *c, BloomCachedFilter *e,
+									  struct varlena *ptr, uint64 h);
+
+/* bloom_agg.c (shared with bloom_setops.c's aggregates) */
+extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo,
+									   const char *fname);
+
+/* bloom_agg_state.c: the state of bloom_agg, opaque to the rest */
+typedef struct BloomAggState BloomAggState;
+
+extern BloomAggState *bloom_agg_state_new(MemoryContext cxt,
+										  const char *family, bool sized,
+										  int64 capacity, double rate,
+										  double rows_hint);
+extern void bloom_agg_state_check_size(const BloomAggState *s,
+									   int64 capacity, double rate);
+extern bool bloom_agg_state_try_add(BloomAggState *s, uint64 h);
+extern void bloom_agg_state_add(BloomAggState *s, MemoryContext cxt, uint64 h);
+extern BloomAggState *bloom_agg_state_combine(BloomAggState *a,
+											  BloomAggState *b,
+											  MemoryContext cxt);
+extern bytea *bloom_agg_state_serialize(BloomAggState *s, MemoryContext cxt);
+extern BloomAggState *bloom_agg_state_deserialize(const uint8 *p, size_t len);
+extern bytea *bloom_agg_state_final(BloomAggState *s, MemoryContext cxt);
+
+/* bloom_agg_plan.c */
+extern double bloom_agg_expected_rows(FunctionCallInfo fcinfo);
+extern bool bloom_agg_sized_args_without_rows(FunctionCallInfo fcinfo,
+											  int64 *capacity, double *rate);
+
+#endif							/* BLOOM_PG_H */
