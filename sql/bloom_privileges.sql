@@ -72,8 +72,8 @@ FROM bloom_members m JOIN pg_proc p ON m.catalog = 'pg_proc'::regclass AND p.oid
 WHERE p.prosecdef OR p.proconfig IS NOT NULL OR p.proleakproof OR p.proacl IS NOT NULL;
 
 -- the functions that take "internal", and what uses each: aggregates,
--- the type (its receive function) or the planner (a function's SUPPORT);
--- every row must name a user
+-- the type (its receive function), the planner (a function's SUPPORT) or
+-- an access method (its handler); every row must name a user
 SELECT p.oid::regprocedure AS function,
        (SELECT string_agg(a.aggfnoid::regprocedure::text, ', ' ORDER BY a.aggfnoid::regprocedure::text COLLATE "C")
         FROM pg_aggregate a
@@ -82,7 +82,9 @@ SELECT p.oid::regprocedure AS function,
        (SELECT string_agg(t.oid::regtype::text, ', ') FROM pg_type t
         WHERE t.typreceive = p.oid) AS receive_of,
        (SELECT string_agg(f.oid::regprocedure::text, ', ') FROM pg_proc f
-        WHERE f.prosupport = p.oid) AS planner_support_of
+        WHERE f.prosupport = p.oid) AS planner_support_of,
+       (SELECT string_agg(am.amname::text, ', ') FROM pg_am am
+        WHERE am.amhandler = p.oid) AS handler_of
 FROM bloom_members m JOIN pg_proc p ON m.catalog = 'pg_proc'::regclass AND p.oid = m.objid
 WHERE 'internal'::regtype = ANY (p.proargtypes)
 ORDER BY p.oid::regprocedure::text COLLATE "C";
@@ -148,6 +150,7 @@ WHERE nsp IS NULL
 CREATE TABLE bloom_secret (id int, k text, f bloom);
 INSERT INTO bloom_secret
 SELECT 1, 'hidden', bloom_add(bloom_create(100), 'hidden'::text);
+CREATE INDEX bloom_secret_k ON bloom_secret USING bloomfilter (k);
 
 --
 -- 2. A plain role uses every function, operator, cast and aggregate
@@ -161,6 +164,18 @@ FROM generate_series(1, 4) g;
 SELECT bloom_contains(f, g) AS has_g, bloom_contains(f, g + 1) AS has_next,
        bloom_contains(f, 1000000) AS has_other
 FROM mine ORDER BY g;
+
+-- a bloomfilter index on a table of its own, probed, informed, verified
+CREATE TEMP TABLE mine_keys AS SELECT g AS k FROM generate_series(1, 100) g;
+CREATE INDEX mine_keys_bf ON mine_keys USING bloomfilter (k);
+INSERT INTO mine_keys VALUES (101);
+SELECT bloom_index_contains('mine_keys_bf', 101) AS index_has_101,
+       (SELECT count(*) FROM bloom_index_partitions('mine_keys_bf', 5)) AS index_partitions,
+       (SELECT layers FROM bloom_index_info('mine_keys_bf')) AS index_layers,
+       bloom_index_verify('mine_keys_bf') AS index_missing;
+-- but not the index of a table it may not read
+SELECT bloom_index_contains('bloom_secret_k', 'hidden'::text);
+DROP TABLE mine_keys;
 
 -- text and binary forms, and the casts
 SELECT count(*) AS round_trips FROM mine
@@ -226,7 +241,8 @@ $$;
 SELECT call, pg_temp.refused(call)
 FROM unnest(ARRAY['bloom_agg_trans(NULL::internal, 1)',
                   'bloom_agg_final(NULL::internal, 1)',
-                  'bloom_union_agg_final(NULL::internal)']) AS call;
+                  'bloom_union_agg_final(NULL::internal)',
+                  'bf_handler(NULL::internal)']) AS call;
 DROP FUNCTION pg_temp.refused(text);
 
 -- nor be put together into an aggregate of its own (a state of one kind fed
@@ -284,6 +300,10 @@ FROM pg_proc p WHERE p.proname LIKE 'bloom%';
 SELECT pg_get_userbyid(typowner) = (SELECT rolname FROM pg_roles WHERE oid = 10) AS bootstrap_superuser_owns_type
 FROM pg_type WHERE typname = 'bloom';
 SELECT bloom_contains(bloom_agg(g), 7) AS works FROM generate_series(1, 10) g;
+CREATE TEMP TABLE owner_keys AS SELECT g AS k FROM generate_series(1, 10) g;
+CREATE INDEX owner_keys_bf ON owner_keys USING bloomfilter (k);
+SELECT bloom_index_contains('owner_keys_bf', 7) AS index_works;
+DROP TABLE owner_keys;
 ALTER EXTENSION bloomfilter UPDATE;
 -- being the extension's owner does not make its functions the owner's
 ALTER FUNCTION bloom_contains(bloom, anyelement) VOLATILE;

@@ -321,10 +321,14 @@ COMMENT ON FUNCTION bloom_add_new(bloom, anyelement) IS 'copy of the filter with
 
 -- bloomfilter index access method
 
-CREATE FUNCTION bfhandler(internal) RETURNS index_am_handler
-	AS 'MODULE_PATHNAME' LANGUAGE C;
+-- The handler takes internal, so SQL cannot call it; PostgreSQL calls it
+-- when it opens an index of the access method.
+CREATE FUNCTION bf_handler(internal) RETURNS index_am_handler
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
-CREATE ACCESS METHOD bloomfilter TYPE INDEX HANDLER bfhandler;
+COMMENT ON FUNCTION bf_handler(internal) IS 'index access method handler of bloomfilter';
+
+CREATE ACCESS METHOD bloomfilter TYPE INDEX HANDLER bf_handler;
 
 COMMENT ON ACCESS METHOD bloomfilter IS 'live Bloom filter of a key column, kept current on every write; probed with bloom_index_contains, never scanned';
 
@@ -350,12 +354,12 @@ COMMENT ON FUNCTION bloom_index_partitions(regclass, anyelement) IS 'the tables 
 CREATE FUNCTION bloom_index_info(index regclass,
 	OUT indexrelid regclass, OUT capacity bigint, OUT false_positive_rate float8,
 	OUT layers integer, OUT size_bytes bigint, OUT estimated_keys float8,
-	OUT expected_rate float8, OUT live_rows float8)
+	OUT expected_rate float8, OUT live_rows float8, OUT stale_fraction float8)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'bf_index_info'
 	LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
-COMMENT ON FUNCTION bloom_index_info(regclass) IS 'capacity, rate, layers, size, estimated keys and expected false-positive rate of a bloomfilter index (one row per partition''s index)';
+COMMENT ON FUNCTION bloom_index_info(regclass) IS 'capacity, rate, layers, size, estimated keys, expected false-positive rate and staleness of a bloomfilter index (one row per partition''s index)';
 
 CREATE FUNCTION bloom_index_verify(index regclass) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'bf_index_verify'

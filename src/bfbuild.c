@@ -35,7 +35,8 @@ typedef struct BfBuildState
  * The capacity of the first layer when the index has no capacity option:
  * BF_HEADROOM times the rows the table holds now (the planner's estimate,
  * which needs no ANALYZE), at least BF_MIN_CAPACITY, at most what one
- * layer can hold at the index's rate.
+ * layer can hold at the index's rate.  An empty table gets the minimum: the
+ * planner would guess ten pages of rows for it.
  */
 static uint64
 bf_default_capacity(Relation heap, double rate)
@@ -44,8 +45,10 @@ bf_default_capacity(Relation heap, double rate)
 	double		tuples;
 	double		allvisfrac;
 	double		cap;
-	uint64		most = bloom_max_capacity(rate * (1.0 - BF_TIGHTEN));
+	uint64		most = bloom_max_capacity(BF_LAYER_RATE(rate, 0));
 
+	if (RelationGetNumberOfBlocks(heap) == 0)
+		return BF_MIN_CAPACITY;
 	estimate_rel_size(heap, NULL, &pages, &tuples, &allvisfrac);
 	cap = Max(tuples, 0.0) * BF_HEADROOM;
 	if (cap < BF_MIN_CAPACITY)
@@ -215,16 +218,13 @@ bfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	bf_key_type(index, &bs.keytype, CurrentMemoryContext);
 	bf_build_meta(heap, index, &bs.meta, &bs.keytype);
 	if (!bf_build_add_layer(&bs))
-	{
-		uint64		nblocks;
-		int			k;
-
-		/* reports why: capacity too large for the rate */
-		bloom_plan_or_error((int64) bs.meta.capacity,
-							bs.meta.rate * (1.0 - BF_TIGHTEN), &nblocks, &k);
-		elog(ERROR, "cannot size bloomfilter index \"%s\"",
-			 RelationGetRelationName(index));
-	}
+		ereport(ERROR,
+				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				errmsg("capacity %llu is too large for a bloomfilter index at false_positive_rate %g",
+					   (unsigned long long) bs.meta.capacity, bs.meta.rate),
+				errdetail("The index's first layer would be larger than the largest Bloom filter."),
+				errhint("At this rate the capacity can be at most %llu; the index grows past it by layers.",
+						(unsigned long long) bloom_max_capacity(BF_LAYER_RATE(bs.meta.rate, 0))));
 
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 									   bf_build_callback, &bs, NULL);

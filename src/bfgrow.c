@@ -46,7 +46,13 @@ bf_grow(Relation index, uint32 nlayers_seen)
 	Page		page;
 	BfMetaPageData *pmeta;
 
-	if (!ConditionalLockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock))
+	/*
+	 * An index with no layer (an unlogged one after a crash) must get one
+	 * before the caller can insert: wait for whoever is adding it.
+	 */
+	if (nlayers_seen == 0)
+		LockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
+	else if (!ConditionalLockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock))
 		return;
 
 	bf_read_meta(index, &meta);

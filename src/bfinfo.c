@@ -50,8 +50,8 @@ bf_info_row(ReturnSetInfo *rsinfo, Oid indexoid)
 	Relation	index = relation_open(indexoid, AccessShareLock);
 	Relation	heap = relation_open(index->rd_index->indrelid, AccessShareLock);
 	BfMetaPageData meta;
-	Datum		values[8];
-	bool		nulls[8] = {0};
+	Datum		values[9];
+	bool		nulls[9] = {0};
 	double		keys = 0.0;
 	double		miss = 1.0;
 
@@ -72,11 +72,21 @@ bf_info_row(ReturnSetInfo *rsinfo, Oid indexoid)
 	values[4] = Int64GetDatum((int64) RelationGetNumberOfBlocks(index) * BLCKSZ);
 	values[5] = Float8GetDatum(keys);
 	values[6] = Float8GetDatum(1.0 - miss);
-	/* reltuples: -1 (never vacuumed or analyzed) is unknown */
+	/*
+	 * Staleness: the table's live rows (reltuples, -1 before its first
+	 * VACUUM or ANALYZE: unknown) hold at most that many distinct keys, so
+	 * at least 1 - live_rows / estimated_keys of the index's keys are gone
+	 * from the table.  A lower bound: with repeated keys, more are.
+	 */
 	if (heap->rd_rel->reltuples >= 0)
-		values[7] = Float8GetDatum(heap->rd_rel->reltuples);
+	{
+		double		live = heap->rd_rel->reltuples;
+
+		values[7] = Float8GetDatum(live);
+		values[8] = Float8GetDatum(keys > live ? 1.0 - live / keys : 0.0);
+	}
 	else
-		nulls[7] = true;
+		nulls[7] = nulls[8] = true;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	relation_close(heap, NoLock);
 	relation_close(index, NoLock);

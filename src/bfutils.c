@@ -109,9 +109,9 @@ bfendscan(IndexScanDesc scan)
  * operators in its operator classes, the planner never makes a path for the
  * index (as for src/test/modules/dummy_index_am).
  */
-PG_FUNCTION_INFO_V1(bfhandler);
+PG_FUNCTION_INFO_V1(bf_handler);
 Datum
-bfhandler(PG_FUNCTION_ARGS)
+bf_handler(PG_FUNCTION_ARGS)
 {
 	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
 
@@ -219,7 +219,7 @@ bool
 bf_plan_layer(const BfMetaPageData *meta, uint32 i, BfLayer *layer)
 {
 	double		cap = (double) meta->capacity * pow(BF_GROWTH, i);
-	double		rate = meta->rate * (1.0 - BF_TIGHTEN) * pow(BF_TIGHTEN, i);
+	double		rate = BF_LAYER_RATE(meta->rate, i);
 	uint64		nblocks;
 	uint64		start;
 	int			k;
