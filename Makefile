@@ -34,6 +34,7 @@ OBJS = \
 	src/bfutils.o \
 	src/bfbuild.o \
 	src/bfinsert.o \
+	src/bfxlog.o \
 	src/bfgrow.o \
 	src/bfprobe.o \
 	src/bfvacuum.o \

@@ -143,9 +143,6 @@ bf_write_layer(Relation index, const BfLayer *layer, uint32 i,
 		{
 			memcpy(BfPageGetBits(page), bits + first * BLOOM_BLOCK_BYTES,
 				   (size_t) n * BLOOM_BLOCK_BYTES);
-			BfPageGetHeader(page)->bits_set =
-				(uint32) bloom_popcount(BfPageGetBits(page),
-										(size_t) n * BLOOM_BLOCK_BYTES);
 		}
 		GenericXLogFinish(gx);
 		UnlockReleaseBuffer(buf);

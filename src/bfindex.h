@@ -128,7 +128,7 @@ typedef struct BfPageHeader
 	uint32		layer;			/* the layer this page belongs to */
 	uint64		first_block;	/* layer block number of the first block */
 	uint32		nblocks;		/* blocks used on this page */
-	uint32		bits_set;		/* bits set on this page: its fill */
+	uint32		reserved;		/* 0 (inserts log only their block) */
 } BfPageHeader;
 
 #define BF_BITS_OFFSET		64
@@ -185,6 +185,10 @@ extern IndexBuildResult *bfbuild(Relation heap, Relation index,
 extern void bfbuildempty(Relation index);
 extern void bf_write_layer(Relation index, const BfLayer *layer, uint32 i,
 						   const uint8 *bits, bool init_only);
+
+/* bfxlog.c */
+extern void bf_log_block(Relation index, Buffer buf, size_t off,
+						 const uint8 *newblk);
 
 /* bfinsert.c */
 extern bool bfinsert(Relation index, Datum *values, bool *isnull,

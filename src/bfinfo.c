@@ -25,7 +25,7 @@
 
 #include "bfindex.h"
 
-/* bits set in a layer, from its pages' headers */
+/* bits set in a layer */
 static uint64
 bf_layer_bits_set(Relation index, const BfLayer *layer, uint32 i)
 {
@@ -37,7 +37,9 @@ bf_layer_bits_set(Relation index, const BfLayer *layer, uint32 i)
 
 		CHECK_FOR_INTERRUPTS();
 		buf = bf_read_page(index, layer, i, p);
-		total += BfPageGetHeader(BufferGetPage(buf))->bits_set;
+		total += bloom_popcount(BfPageGetBits(BufferGetPage(buf)),
+								(size_t) BfPageGetHeader(BufferGetPage(buf))->nblocks *
+								BLOOM_BLOCK_BYTES);
 		UnlockReleaseBuffer(buf);
 	}
 	return total;

@@ -2,7 +2,8 @@
  *
  * bfinsert.c
  *	  Insert into a bloomfilter index: set the key's bits in the newest
- *	  layer, one page, one GenericXLog record, or nothing when they are set.
+ *	  layer, one page, one small WAL record (bfxlog.c), or nothing when they
+ *	  are set.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -21,19 +22,20 @@
  * Does this page hold more bits than its share of the layer's capacity
  * would set on average?  Each page sees a random share of the layer's keys,
  * so the first page to cross this line does so when the layer as a whole is
- * a little short of its capacity: growth comes early, never late.  The fill
- * of the page is counted in its header, so no inserter reads anything but
- * the page it writes.
+ * a little short of its capacity: growth comes early, never late.  Only the
+ * page an inserter writes is counted: nothing shared decides growth.
  */
 static bool
-bf_page_full(const BfLayer *layer, const BfPageHeader *hdr)
+bf_page_full(const BfLayer *layer, Page page)
 {
-	double		keys = (double) layer->capacity * hdr->nblocks / (double) layer->nblocks;
+	uint32		nblocks = BfPageGetHeader(page)->nblocks;
+	double		keys = (double) layer->capacity * nblocks / (double) layer->nblocks;
 	double		mean;
 	double		sd;
 
-	bloom_expected_fill(hdr->nblocks, (int) layer->k, keys, &mean, &sd);
-	return (double) hdr->bits_set > mean;
+	bloom_expected_fill(nblocks, (int) layer->k, keys, &mean, &sd);
+	return (double) bloom_popcount(BfPageGetBits(page),
+								   (size_t) nblocks * BLOOM_BLOCK_BYTES) > mean;
 }
 
 /* Does a layer older than the newest, i, report hash h? */
@@ -74,11 +76,8 @@ bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	uint64		h;
 	Buffer		buf;
 	size_t		off;
-	GenericXLogState *gx;
 	Page		page;
-	uint8	   *blk;
-	uint64		before;
-	uint64		added;
+	uint8		blk[BLOOM_BLOCK_BYTES];
 	bool		full;
 
 	if (isnull[0])
@@ -121,22 +120,17 @@ bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	}
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 
-	gx = GenericXLogStart(index);
-	page = GenericXLogRegisterBuffer(gx, buf, 0);
-	blk = BfPageGetBits(page) + off;
-	before = bloom_popcount(blk, BLOOM_BLOCK_BYTES);
+	page = BufferGetPage(buf);
+	memcpy(blk, BfPageGetBits(page) + off, BLOOM_BLOCK_BYTES);
 	bloom_set_hash(blk, 1, (int) layer->k, h);
-	added = bloom_popcount(blk, BLOOM_BLOCK_BYTES) - before;
-	if (added == 0)
+	if (memcmp(blk, BfPageGetBits(page) + off, BLOOM_BLOCK_BYTES) == 0)
 	{
 		/* another backend set them between our two locks */
-		GenericXLogAbort(gx);
 		UnlockReleaseBuffer(buf);
 		return false;
 	}
-	BfPageGetHeader(page)->bits_set += (uint32) added;
-	full = bf_page_full(layer, BfPageGetHeader(page));
-	GenericXLogFinish(gx);
+	bf_log_block(index, buf, off, blk);
+	full = bf_page_full(layer, page);
 	UnlockReleaseBuffer(buf);
 
 	if (full)

@@ -206,7 +206,7 @@ bf_init_bitmap_page(Page page, uint32 layer, uint64 first_block,
 	hdr->layer = layer;
 	hdr->first_block = first_block;
 	hdr->nblocks = nblocks;
-	hdr->bits_set = 0;
+	hdr->reserved = 0;
 	((PageHeader) page)->pd_lower = BLCKSZ;
 }
 

@@ -1,0 +1,272 @@
+#
+# test/t/015_index.pl: a bloomfilter index through crashes, replication,
+# dump and restore, and corruption.
+#
+# 1. A primary with a streaming standby.  A table with a bloomfilter index of
+#    small capacity (so that it grows by layers while the test runs) and a
+#    partitioned table with one, written by four sessions looping over small
+#    committed inserts, and by a COPY of two million rows.  In the middle of
+#    all that, an immediate shutdown (no checkpoint: recovery replays the
+#    index's GenericXLog records, possibly a layer's pages added with no
+#    metapage naming them yet), then a restart.  After it: every live row's
+#    key is found (bloom_index_verify = 0), every insert committed before the
+#    kill is there, and the index still grows (past pages a growth cut off).
+# 2. The standby, caught up, answers every probe as the primary does (the
+#    same answers for 200,000 keys, present and absent), and verifies 0.
+# 3. pg_dump and pg_restore rebuild the index: verify 0, every key found.
+# 4. A corrupted metapage (its magic number, then its layer count) and a
+#    corrupted bitmap page header each give an ERROR with SQLSTATE XX002
+#    (index_corrupted) to probes and inserts, never a crash; REINDEX
+#    repairs the index.
+#
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+
+my $primary = PostgreSQL::Test::Cluster->new('primary');
+$primary->init(allows_streaming => 1);
+$primary->append_conf(
+	'postgresql.conf', q{
+max_connections = 20
+log_statement = none
+});
+$primary->start;
+$primary->safe_psql('postgres',
+	q{SELECT pg_create_physical_replication_slot('standby')});
+$primary->backup('base');
+
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($primary, 'base', has_streaming => 1);
+$standby->append_conf('postgresql.conf', q{primary_slot_name = 'standby'});
+$standby->start;
+
+$primary->safe_psql(
+	'postgres', q{
+CREATE EXTENSION bloomfilter;
+CREATE TABLE keys (k bigint, who int);
+CREATE INDEX keys_bf ON keys USING bloomfilter (k) WITH (capacity = 10000);
+CREATE TABLE regions (region int, k text) PARTITION BY LIST (region);
+CREATE TABLE regions_0 PARTITION OF regions FOR VALUES IN (0);
+CREATE TABLE regions_1 PARTITION OF regions FOR VALUES IN (1);
+CREATE INDEX regions_bf ON regions USING bloomfilter (k) WITH (capacity = 2000);
+-- what each writer committed, in the same transaction as its rows
+CREATE TABLE done (who int PRIMARY KEY, n bigint);
+CREATE PROCEDURE writer(w int, n int) LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO done VALUES (w, 0);
+	COMMIT;
+	FOR i IN 1 .. n LOOP
+		INSERT INTO keys SELECT w * 100000000 + i * 10 + j, w FROM generate_series(0, 9) j;
+		INSERT INTO regions VALUES (i % 2, w || ':' || i);
+		UPDATE done SET n = i WHERE who = w;
+		COMMIT;
+	END LOOP;
+END $$;
+});
+
+my $psql = $primary->installed_command('psql');
+
+# Runs $sql in a psql in the background, with application_name $name.
+sub start_session
+{
+	my ($name, $sql) = @_;
+	my ($in, $out, $err) = ('', '', '');
+	my $h = IPC::Run::start(
+		[
+			$psql, '-X', '-v', 'ON_ERROR_STOP=1', '-c', $sql,
+			'-d', $primary->connstr('postgres') . " application_name=$name"
+		],
+		'<', \$in, '>', \$out, '2>', \$err);
+	return { name => $name, h => $h, err => \$err };
+}
+
+#
+# 1. Immediate shutdown in the middle of concurrent inserts and a COPY
+#
+my @sessions = map { start_session("w$_", "CALL writer($_, 1000000)") } 1 .. 4;
+push @sessions,
+  start_session('copy',
+	q{COPY keys (k) FROM PROGRAM 'seq 900000001 902000000'});
+
+ok( $primary->poll_query_until(
+		'postgres', q{
+SELECT (SELECT count(*) FROM done WHERE n >= 300) = 4
+   AND (SELECT count(*) FROM pg_stat_activity
+        WHERE application_name = 'copy' AND state = 'active'
+          AND now() - query_start > interval '1 second') = 1}),
+	'writers and COPY under way');
+my $layers_before =
+  $primary->safe_psql('postgres', q{SELECT layers FROM bloom_index_info('keys_bf')});
+my $committed = $primary->safe_psql('postgres', q{SELECT sum(n) FROM done});
+
+$primary->stop('immediate');
+for my $s (@sessions)
+{
+	eval { $s->{h}->finish; };
+	$s->{h}->kill_kill if $s->{h}->pumpable;
+}
+$primary->start;
+
+is($primary->safe_psql('postgres', q{SELECT bloom_index_verify('keys_bf')}),
+	'0', 'after the crash: every live row of keys is found');
+is($primary->safe_psql('postgres', q{SELECT bloom_index_verify('regions_bf')}),
+	'0', 'after the crash: every live row of the partitions is found');
+cmp_ok($primary->safe_psql('postgres', q{SELECT sum(n) FROM done}),
+	'>=', $committed, "the $committed inserts committed before the kill are there");
+is( $primary->safe_psql(
+		'postgres', q{
+SELECT count(*) FROM keys k JOIN done d ON d.who = k.who
+WHERE k.k % 100000000 / 10 > d.n}),
+	'0',
+	'no row past a writer\'s last committed insert');
+is($primary->safe_psql('postgres', q{SELECT count(*) FROM keys WHERE who IS NULL}),
+	'0', 'the COPY cut off left no row');
+cmp_ok($layers_before, '>', 1, "the index had grown to $layers_before layers before the kill");
+
+# it still grows, past whatever a cut-off growth left, and loses nothing
+$primary->safe_psql('postgres',
+	q{INSERT INTO keys SELECT g, 0 FROM generate_series(1, 300000) g});
+cmp_ok(
+	$primary->safe_psql('postgres', q{SELECT layers FROM bloom_index_info('keys_bf')}),
+	'>', $layers_before, 'the index grows after recovery');
+is($primary->safe_psql('postgres', q{SELECT bloom_index_verify('keys_bf')}),
+	'0', 'after more growth: every live row is found');
+
+#
+# 2. The standby answers as the primary
+#
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+my $answers = q{
+SELECT md5(string_agg(bloom_index_contains('keys_bf', g)::int::text, '' ORDER BY g))
+    || ' ' || md5(string_agg(bloom_index_contains('regions_bf', '1:' || g)::int::text, '' ORDER BY g))
+FROM generate_series(1, 200000) g};
+my $primary_answers = $primary->safe_psql('postgres', $answers);
+is($standby->safe_psql('postgres', $answers),
+	$primary_answers, 'the standby answers 2 x 200,000 probes as the primary');
+is($standby->safe_psql('postgres', q{SELECT bloom_index_verify('keys_bf')}),
+	'0', 'the standby verifies 0');
+is( $standby->safe_psql('postgres',
+		q{SELECT string_agg(layers::text, ',' ORDER BY indexrelid::text) FROM bloom_index_info('regions_bf')}),
+	$primary->safe_psql('postgres',
+		q{SELECT string_agg(layers::text, ',' ORDER BY indexrelid::text) FROM bloom_index_info('regions_bf')}),
+	'the standby has the layers of the primary');
+
+# inserts write their own generic WAL records (src/bfxlog.c): with
+# wal_consistency_checking, each carries the page as the primary has it,
+# and the standby compares it with the page its replay made (a difference
+# stops the standby with "inconsistent page found")
+$primary->safe_psql(
+	'postgres', q{
+SET wal_consistency_checking = 'generic';
+INSERT INTO keys SELECT g, 0 FROM generate_series(7000001, 7003000) g;
+INSERT INTO regions SELECT g % 2, 'c:' || g FROM generate_series(1, 2000) g;
+});
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+is($standby->safe_psql('postgres', $answers),
+	$primary->safe_psql('postgres', $answers),
+	'the standby replayed the checked records and answers as the primary');
+unlike(slurp_file($standby->logfile), qr/inconsistent page/,
+	'no inconsistent page');
+
+#
+# 3. Dump and restore
+#
+my $tmp = PostgreSQL::Test::Utils::tempdir;
+$primary->command_ok([ 'pg_dump', '-Fc', '-f', "$tmp/db.dump", '-d', 'postgres' ],
+	'pg_dump');
+$primary->safe_psql('postgres', 'CREATE DATABASE restored');
+$primary->command_ok(
+	[ 'pg_restore', '--exit-on-error', '-d', 'restored', "$tmp/db.dump" ],
+	'pg_restore');
+is( $primary->safe_psql(
+		'restored',
+		q{SELECT bloom_index_verify('keys_bf') + bloom_index_verify('regions_bf')}),
+	'0',
+	'restored: verify 0');
+is( $primary->safe_psql(
+		'restored', q{
+SELECT count(*) FROM keys WHERE NOT bloom_index_contains('keys_bf', k)}),
+	'0',
+	'restored: every key found');
+is( $primary->safe_psql('restored',
+		q{SELECT capacity FROM bloom_index_info('keys_bf')}),
+	'10000', 'restored: the capacity option came along');
+
+#
+# 4. Corruption: an ERROR, never a crash
+#
+$primary->safe_psql(
+	'postgres', q{
+CREATE TABLE c (k int);
+INSERT INTO c SELECT g FROM generate_series(1, 100) g;
+CREATE INDEX c_bf ON c USING bloomfilter (k);
+});
+# Overwrites 4 bytes at $offset of the index's file, the server stopped.
+sub corrupt
+{
+	my ($offset, $bytes) = @_;
+	my $path = $primary->data_dir . '/'
+	  . $primary->safe_psql('postgres', q{SELECT pg_relation_filepath('c_bf')});
+	$primary->stop;
+	open my $fh, '+<', $path or die "open $path: $!";
+	binmode $fh;
+	seek $fh, $offset, 0 or die "seek: $!";
+	print $fh $bytes or die "write: $!";
+	close $fh or die "close: $!";
+	$primary->start;
+}
+
+# Runs $sql (with checksum failures only warned of), returns the SQLSTATE
+# and message of its error.
+sub error_of
+{
+	my ($sql) = @_;
+	my ($ret, $out, $err) = $primary->psql('postgres',
+		"SET ignore_checksum_failure = on;\n\\set VERBOSITY verbose\n$sql");
+	my ($state) = $err =~ /ERROR:\s+(\w{5}):/;
+	my ($msg) = $err =~ /ERROR:\s+\w{5}:\s+(.*)/;
+	return ($state // "no error (exit $ret)") . ': ' . ($msg // '');
+}
+
+my $page_header = 24;    # MAXALIGN(SizeOfPageHeaderData)
+my $blcksz = $primary->safe_psql('postgres', 'SHOW block_size');
+
+# the metapage's magic number
+corrupt($page_header, pack('V', 0xdeadbeef));
+like(error_of(q{SELECT bloom_index_contains('c_bf', 1)}),
+	qr/^XX002: bloomfilter index "c_bf" is corrupted/, 'bad magic: probe errors');
+like(error_of(q{INSERT INTO c VALUES (1000)}),
+	qr/^XX002: bloomfilter index "c_bf" is corrupted/, 'bad magic: insert errors');
+like(error_of(q{SELECT * FROM bloom_index_info('c_bf')}),
+	qr/^XX002: /, 'bad magic: bloom_index_info errors');
+is($primary->safe_psql('postgres', 'SELECT 1'), '1', 'the server is up');
+
+# the metapage's layer count (after magic, version, layout, hash, reserved)
+$primary->safe_psql('postgres', 'SET ignore_checksum_failure = on; REINDEX INDEX c_bf');
+corrupt($page_header + 12, pack('V', 200));
+like(error_of(q{SELECT bloom_index_contains('c_bf', 1)}),
+	qr/^XX002: bloomfilter index "c_bf" is corrupted/, 'too many layers: probe errors');
+
+# a bitmap page's header (block 1, its magic number)
+$primary->safe_psql('postgres', 'SET ignore_checksum_failure = on; REINDEX INDEX c_bf');
+corrupt($blcksz + $page_header, pack('V', 0));
+like(error_of(q{SELECT bloom_index_contains('c_bf', 1)}),
+	qr/^XX002: bloomfilter index "c_bf" is corrupted/, 'bad bitmap page: probe errors');
+like(error_of(q{SELECT bloom_index_verify('c_bf')}),
+	qr/^XX002: /, 'bad bitmap page: verify errors');
+like(error_of(q{INSERT INTO c VALUES (1000)}),
+	qr/^XX002: /, 'bad bitmap page: insert errors');
+is($primary->safe_psql('postgres', 'SELECT 1'), '1', 'the server is up');
+
+# REINDEX repairs it
+$primary->safe_psql('postgres', 'SET ignore_checksum_failure = on; REINDEX INDEX c_bf');
+is($primary->safe_psql('postgres', q{SELECT bloom_index_verify('c_bf')}),
+	'0', 'after REINDEX: verify 0');
+
+$standby->stop;
+$primary->stop;
+done_testing();
