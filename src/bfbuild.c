@@ -220,7 +220,7 @@ bfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 				errmsg("capacity %llu is too large for a bloomfilter index at false_positive_rate %g",
 					   (unsigned long long) bs.meta.capacity, bs.meta.rate),
 				errdetail("The index's first layer would be larger than the largest Bloom filter."),
-				errhint("At this rate the capacity can be at most %llu; the index grows past it by layers.",
+				errhint("At this rate the capacity can be at most %llu.",
 						(unsigned long long) bloom_max_capacity(BF_LAYER_RATE(bs.meta.rate, 0))));
 
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,

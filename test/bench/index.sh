@@ -25,7 +25,8 @@
 #      images, for every variant alike).  synchronous_commit = off, so that
 #      the index's work, not the commit's flush, is what is compared.
 #   2. COPY of --rows random bigint keys from a server file into an empty
-#      table: no index, btree, bloomfilter (default capacity).
+#      table: no index, btree, bloomfilter (default capacity: it grows by
+#      layers from 1,000 keys) and bloomfilter WITH (capacity = rows).
 #   3. CREATE INDEX over --rows rows: btree vs bloomfilter (default
 #      capacity and WITH (capacity = rows)), maintenance_work_mem 256MB.
 #   4. Size: the bloomfilter index (capacity = rows, 1%) against the btree,
@@ -65,7 +66,7 @@ q -c "CREATE EXTENSION IF NOT EXISTS bloomfilter"
 q <<'SQL'
 CREATE OR REPLACE FUNCTION pg_temp.noop() RETURNS void LANGUAGE sql AS 'SELECT';
 DROP TABLE IF EXISTS bench_ins_none, bench_ins_btree, bench_ins_bf,
-	bench_copy_none, bench_copy_btree, bench_copy_bf, bench_build;
+	bench_copy_none, bench_copy_btree, bench_copy_bf, bench_copy_bfcap, bench_build;
 DROP FUNCTION IF EXISTS bench_ms(text);
 CREATE FUNCTION bench_ms(stmt text) RETURNS float8 LANGUAGE plpgsql AS $$
 DECLARE
@@ -132,13 +133,16 @@ CREATE TABLE bench_copy_btree (k bigint);
 CREATE INDEX ON bench_copy_btree (k);
 CREATE TABLE bench_copy_bf (k bigint);
 CREATE INDEX bench_copy_bf_k ON bench_copy_bf USING bloomfilter (k);
+CREATE TABLE bench_copy_bfcap (k bigint);
+CREATE INDEX ON bench_copy_bfcap USING bloomfilter (k) WITH (capacity = $rows);
 CREATE TABLE bench_build (k bigint);
 COPY bench_build FROM '$keyfile';
 VACUUM ANALYZE bench_build;
 SQL
 for r in $(seq 1 "$rounds"); do
-	for i in 0 1 2; do
-		v=${variants[$(((i + r) % 3))]}
+	copy_variants=(none btree bf bfcap)
+	for i in 0 1 2 3; do
+		v=${copy_variants[$(((i + r) % 4))]}
 		q -c "TRUNCATE bench_copy_$v" -c CHECKPOINT
 		ms=$(q -c "SELECT round(bench_ms('COPY bench_copy_$v FROM ''$keyfile'''))")
 		log "   round $r COPY $v: $ms ms"
@@ -156,7 +160,7 @@ for r in $(seq 1 "$rounds"); do
 		echo "$ms" >>"$tmp/build_$v"
 	done
 done
-for v in none btree bf; do res[copy_$v]=$(median <"$tmp/copy_$v"); done
+for v in none btree bf bfcap; do res[copy_$v]=$(median <"$tmp/copy_$v"); done
 for v in btree bf bfcap; do res[build_$v]=$(median <"$tmp/build_$v"); done
 read -r res[size_btree] res[size_bf] res[size_bfcap] res[size_value] res[bf_cap] res[bf_copy_layers] < <(q -F ' ' -c "
 SELECT pg_relation_size('bench_build_btree'), pg_relation_size('bench_build_bf'),
@@ -165,7 +169,7 @@ SELECT pg_relation_size('bench_build_btree'), pg_relation_size('bench_build_bf')
 	   (SELECT layers FROM bloom_index_info('bench_copy_bf_k'))")
 res[copy_missing]=$(q -c "SELECT bloom_index_verify('bench_copy_bf_k')")
 rm -f "$keyfile"
-q -c "DROP TABLE bench_copy_none, bench_copy_btree, bench_copy_bf, bench_build" -c "DROP FUNCTION bench_ms(text)"
+q -c "DROP TABLE bench_copy_none, bench_copy_btree, bench_copy_bf, bench_copy_bfcap, bench_build" -c "DROP FUNCTION bench_ms(text)"
 
 # ---------------------------------------------------------------------------
 # report
@@ -180,7 +184,8 @@ $(q -c 'SELECT version()' | cut -d' ' -f1-2), $(nproc) cores; \`bash test/bench/
 |---|---:|---:|---:|---:|---:|
 | INSERT, $clients clients, inserts/s | ${res[tps_none]} | ${res[tps_btree]} | ${res[tps_bf]} | $(ratio "${res[tps_bf]}" "${res[tps_btree]}") | $(ratio "${res[tps_bf]}" "${res[tps_none]}") |
 | INSERT, WAL bytes per insert | ${res[wal_none]} | ${res[wal_btree]} | ${res[wal_bf]} | $(ratio "${res[wal_bf]}" "${res[wal_btree]}") | $(ratio "${res[wal_bf]}" "${res[wal_none]}") |
-| COPY of $rows rows, ms | ${res[copy_none]} | ${res[copy_btree]} | ${res[copy_bf]} | $(ratio "${res[copy_bf]}" "${res[copy_btree]}") | $(ratio "${res[copy_bf]}" "${res[copy_none]}") |
+| COPY of $rows rows into an empty table, ms (bloomfilter: default capacity, grows) | ${res[copy_none]} | ${res[copy_btree]} | ${res[copy_bf]} | $(ratio "${res[copy_bf]}" "${res[copy_btree]}") | $(ratio "${res[copy_bf]}" "${res[copy_none]}") |
+| COPY, bloomfilter WITH (capacity = $rows), ms | ${res[copy_none]} | ${res[copy_btree]} | ${res[copy_bfcap]} | $(ratio "${res[copy_bfcap]}" "${res[copy_btree]}") | $(ratio "${res[copy_bfcap]}" "${res[copy_none]}") |
 | CREATE INDEX over $rows rows, ms (default capacity ${res[bf_cap]}) | | ${res[build_btree]} | ${res[build_bf]} | $(ratio "${res[build_bf]}" "${res[build_btree]}") | |
 | CREATE INDEX, WITH (capacity = $rows), ms | | ${res[build_btree]} | ${res[build_bfcap]} | $(ratio "${res[build_bfcap]}" "${res[build_btree]}") | |
 | size, default capacity | | $(mb "${res[size_btree]}") | $(mb "${res[size_bf]}") | $(ratio "${res[size_bf]}" "${res[size_btree]}") | |
