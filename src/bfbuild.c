@@ -169,8 +169,8 @@ bf_write_meta(Relation index, ForkNumber fork, const BfMetaPageData *meta)
 	gx = GenericXLogStart(index);
 	page = GenericXLogRegisterBuffer(gx, buf, GENERIC_XLOG_FULL_IMAGE);
 	bf_init_metapage(page, meta->capacity, meta->rate, meta->family);
-	memcpy(BfPageGetMeta(page)->layers, meta->layers, sizeof(meta->layers));
-	BfPageGetMeta(page)->nlayers = meta->nlayers;
+	/* every field as the build used it (the seed above all) */
+	memcpy(BfPageGetMeta(page), meta, sizeof(*meta));
 	GenericXLogFinish(gx);
 	UnlockReleaseBuffer(buf);
 }
