@@ -791,7 +791,8 @@ sized_args_without_rows(FunctionCallInfo fcinfo, int64 *capacity, double *rate)
 	Datum		d[2];
 	bool		isnull[2];
 
-	if (ps == NULL)
+	/* called through a wrapper (Citus): the Aggref and plan are not ours */
+	if (ps == NULL || fcinfo->flinfo->fn_expr == NULL)
 		return false;
 	if (aggref != NULL && IsA(ps, AggState) && list_length(aggref->args) == 3 &&
 		row_independent((Node *) list_nth_node(TargetEntry, aggref->args, 1)->expr) &&
@@ -837,7 +838,7 @@ bloom_agg_final(PG_FUNCTION_ARGS)
 {
 	MemoryContext cxt = bloom_agg_context(fcinfo, "bloom_agg_final");
 	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
-	bool		sized = PG_NARGS() == 4;
+	bool		sized = bloom_call_nargs(fcinfo) == 4;
 	uint64		nblocks;
 	int			k;
 	bytea	   *v;
@@ -849,13 +850,17 @@ bloom_agg_final(PG_FUNCTION_ARGS)
 		int64		capacity = 1;
 		double		rate = BLOOM_DEFAULT_RATE;
 
-		bloom_key_type_init(&kt, get_fn_expr_argtype(fcinfo->flinfo, 1),
+		bloom_key_type_init(&kt, bloom_call_arg_type(fcinfo, 1),
 							PG_GET_COLLATION(), CurrentMemoryContext);
 		if (sized && !sized_args_without_rows(fcinfo, &capacity, &rate))
 			ereport(ERROR,
 					errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					errmsg("bloom_agg over no rows cannot size its filter"),
+					fcinfo->flinfo->fn_expr == NULL ?
+					errdetail("The aggregate ran on the nodes of a distributed table, none of which had a row, so the capacity and false-positive rate never reached this node.") :
 					errdetail("The capacity and false-positive rate come from the rows, and there are none."),
+					fcinfo->flinfo->fn_expr == NULL ?
+					errhint("On Citus, SET citus.allow_aggregate_worker_combine_on_internal_types = off to have the coordinator build the filter.") :
 					errhint("Pass the capacity and rate as constants or parameters."));
 		bloom_plan_or_error(capacity, rate, &nblocks, &k);
 		PG_RETURN_BLOOM_P(bloom_new((uint64) capacity, rate, nblocks, k,

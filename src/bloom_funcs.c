@@ -16,8 +16,10 @@
 #include <sys/mman.h>
 
 #include "access/detoast.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "bloomfilter.h"
@@ -39,12 +41,52 @@ bloom_create(PG_FUNCTION_ARGS)
 	PG_RETURN_BLOOM_P(bloom_new((uint64) capacity, rate, nblocks, k, ""));
 }
 
+/*
+ * The type of argument argno as called.  Distributed engines call the
+ * aggregate's support functions through wrappers of their own (Citus's
+ * worker_partial_agg and coord_combine_agg), without a call expression: then
+ * the type is the function's declared one, which is concrete for the
+ * overloads that such engines push down (sql/bloomfilter--1.0.sql).
+ * InvalidOid if neither says.
+ */
+Oid
+bloom_call_arg_type(FunctionCallInfo fcinfo, int argno)
+{
+	FmgrInfo   *flinfo = fcinfo->flinfo;
+	Oid			typid = get_fn_expr_argtype(flinfo, argno);
+	Oid		   *argtypes;
+	int			nargs;
+
+	if (OidIsValid(typid) || flinfo->fn_expr != NULL || !OidIsValid(flinfo->fn_oid))
+		return typid;
+	(void) get_func_signature(flinfo->fn_oid, &argtypes, &nargs);
+	if (argno < nargs && !IsPolymorphicType(argtypes[argno]))
+		typid = argtypes[argno];
+	pfree(argtypes);
+	return typid;
+}
+
+/*
+ * The number of arguments of the call: the declared number where a wrapper
+ * calls without a call expression (Citus's coord_combine_agg passes the
+ * final function its own argument count, NULLs after the state).
+ */
+int
+bloom_call_nargs(FunctionCallInfo fcinfo)
+{
+	FmgrInfo   *flinfo = fcinfo->flinfo;
+
+	if (flinfo->fn_expr != NULL || !OidIsValid(flinfo->fn_oid))
+		return PG_NARGS();
+	return get_func_nargs(flinfo->fn_oid);
+}
+
 /* Set up the key type of argument argno in kt, once per call site. */
 static BloomKeyType *
 key_type(FunctionCallInfo fcinfo, int argno, BloomKeyType *kt)
 {
 	if (kt->typid == InvalidOid)
-		bloom_key_type_init(kt, get_fn_expr_argtype(fcinfo->flinfo, argno),
+		bloom_key_type_init(kt, bloom_call_arg_type(fcinfo, argno),
 							PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
 	return kt;
 }

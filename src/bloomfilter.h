@@ -89,6 +89,8 @@ extern void bloom_check_family(const BloomFilter *f, const BloomKeyType *kt);
 extern const char *bloom_family_display(const char *family);
 
 /* bloom_funcs.c */
+extern Oid	bloom_call_arg_type(FunctionCallInfo fcinfo, int argno);
+extern int	bloom_call_nargs(FunctionCallInfo fcinfo);
 extern BloomKeyType *bloom_call_key_type(FunctionCallInfo fcinfo, int argno);
 extern bytea *bloom_add_key(FunctionCallInfo fcinfo, bool *added);
 
