@@ -10,8 +10,10 @@
 #    holds any, in a throwaway cluster: pg_virtualenv make installcheck,
 # 4. runs the TAP tests in test/t, if any, as an unprivileged user
 #    (as postgres in a private copy of the tree when invoked as root),
-# 5. prints "N passed, N failed" (one count per regression test, isolation
-#    spec and TAP script) and exits non-zero if anything failed.
+# 5. replays the fuzzer's regression inputs, and runs test/citus/run.sh (a
+#    Citus cluster from ../shared/pg/pg-18.tar.gz; skipped without it),
+# 6. prints "N passed, N failed" (one count per regression test, isolation
+#    spec, TAP script and Citus check) and exits non-zero if anything failed.
 #
 # Environment: PG_CONFIG (default pg_config), PG_CFLAGS (extra compiler flags,
 # kept under --strict), PROVE_FLAGS (e.g. --verbose), CI.
@@ -19,7 +21,7 @@
 set -uo pipefail
 
 usage() {
-	sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 strict=0
@@ -191,6 +193,20 @@ if bash test/fuzz/run.sh --replay; then
 else
 	failed=$((failed + 1))
 	status=1
+fi
+
+# ---------------------------------------------------------------------------
+# A real Citus cluster (coordinator and two workers) from the prebuilt
+# PostgreSQL 18 tarball next to the repository; it says "skipped" without it.
+heading "Citus (test/citus/run.sh)"
+bash test/citus/run.sh 2>&1 | tee "$LOGDIR/citus.log"
+rc=${PIPESTATUS[0]}
+read -r p f < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$LOGDIR/citus.log" | tail -1)
+passed=$((passed + ${p:-0}))
+failed=$((failed + ${f:-0}))
+if [ "$rc" -ne 0 ]; then
+	status=1
+	[ "${f:-0}" -eq 0 ] && failed=$((failed + 1))
 fi
 
 # ---------------------------------------------------------------------------
