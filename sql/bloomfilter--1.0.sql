@@ -139,8 +139,11 @@ COMMENT ON AGGREGATE bloom_agg(anyelement, bigint, float8) IS 'bloom filter of t
 -- its type check would refuse; the price is no parallel workers for those key
 -- types.  Overload resolution: a column of exactly one of these types (or a
 -- domain over one) takes its overload; varchar, char(n) and name take the
--- text one, unknown literals too (the same family and bytes as before);
--- every other type matches the polymorphic form, as before.
+-- text one, unknown literals too (the same family and bytes as before); a key
+-- relabelled by an implicit binary cast (citext to text) is still hashed as
+-- its own type (bloom_call_arg_type); "char" has an overload only so that it
+-- is not ambiguous (it stays a generic key); every other type matches the
+-- polymorphic form, as before.
 -- ---------------------------------------------------------------------------
 DO $overloads$
 DECLARE
@@ -148,7 +151,7 @@ DECLARE
 BEGIN
 	FOREACH t IN ARRAY ARRAY['smallint', 'integer', 'bigint', 'text', 'bytea',
 		'uuid', 'boolean', 'real', 'double precision', 'numeric', 'date',
-		'timestamp', 'timestamptz', 'time']
+		'timestamp', 'timestamptz', 'time', '"char"']
 	LOOP
 		EXECUTE format($f$
 			CREATE FUNCTION bloom_agg_trans(internal, %1$s) RETURNS internal

@@ -19,6 +19,8 @@
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/primnodes.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -57,7 +59,26 @@ bloom_call_arg_type(FunctionCallInfo fcinfo, int argno)
 	Oid		   *argtypes;
 	int			nargs;
 
-	if (OidIsValid(typid) || flinfo->fn_expr != NULL || !OidIsValid(flinfo->fn_oid))
+	if (OidIsValid(typid))
+	{
+		Aggref	   *aggref = AggGetAggref(fcinfo);
+
+		/*
+		 * An aggregate's key of a type with an implicit binary cast to an
+		 * overload's type (citext to text) arrives relabelled: hash it as its
+		 * own type, as the polymorphic form does.
+		 */
+		if (aggref != NULL && argno >= 1 && argno <= list_length(aggref->args))
+		{
+			Node	   *arg = (Node *) list_nth_node(TargetEntry, aggref->args, argno - 1)->expr;
+
+			if (IsA(arg, RelabelType) &&
+				((RelabelType *) arg)->relabelformat == COERCE_IMPLICIT_CAST)
+				typid = exprType((Node *) ((RelabelType *) arg)->arg);
+		}
+		return typid;
+	}
+	if (flinfo->fn_expr != NULL || !OidIsValid(flinfo->fn_oid))
 		return typid;
 	(void) get_func_signature(flinfo->fn_oid, &argtypes, &nargs);
 	if (argno < nargs && !IsPolymorphicType(argtypes[argno]))
