@@ -92,6 +92,9 @@ CREATE FUNCTION bloom_agg_serialize(internal) RETURNS bytea
 CREATE FUNCTION bloom_agg_deserialize(bytea, internal) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- The polymorphic forms serve the key types without an overload of their own
+-- (see the block "bloom_agg overloads" below); they have no serialize and
+-- deserialize functions, on purpose.
 CREATE AGGREGATE bloom_agg(key anyelement) (
 	SFUNC = bloom_agg_trans,
 	STYPE = internal,
@@ -99,8 +102,6 @@ CREATE AGGREGATE bloom_agg(key anyelement) (
 	FINALFUNC = bloom_agg_final,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = bloom_agg_combine,
-	SERIALFUNC = bloom_agg_serialize,
-	DESERIALFUNC = bloom_agg_deserialize,
 	PARALLEL = SAFE
 );
 
@@ -113,12 +114,75 @@ CREATE AGGREGATE bloom_agg(key anyelement, capacity bigint, false_positive_rate 
 	FINALFUNC = bloom_agg_final,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = bloom_agg_combine,
-	SERIALFUNC = bloom_agg_serialize,
-	DESERIALFUNC = bloom_agg_deserialize,
 	PARALLEL = SAFE
 );
 
 COMMENT ON AGGREGATE bloom_agg(anyelement, bigint, float8) IS 'bloom filter of the non-null keys with the size of bloom_create(capacity, false_positive_rate)';
+
+-- ---------------------------------------------------------------------------
+-- bloom_agg overloads: one pair of aggregates per common key type
+--
+-- Distributed engines run an aggregate on their workers only where its
+-- argument types are concrete: Citus calls the support functions through its
+-- own worker_partial_agg / coord_combine_agg wrappers, checks that each
+-- argument's type equals the aggregate's declared one (never true for
+-- anyelement) and passes no call expression, so the key type cannot be
+-- learned from the call.  These overloads have concrete signatures down to
+-- their transition and final functions, whose declared key type the C code
+-- reads (bloom_call_arg_type); with serialize and deserialize functions they
+-- run as partial aggregates on Citus workers (Citus 15 and later) and in
+-- parallel workers.
+--
+-- The polymorphic forms above keep every other key type (enums, inet, ranges,
+-- arrays, user types) working.  They have no serialize function, so that
+-- Citus gathers their rows to the coordinator instead of pushing down a call
+-- its type check would refuse; the price is no parallel workers for those key
+-- types.  Overload resolution: a column of exactly one of these types (or a
+-- domain over one) takes its overload; varchar, char(n) and name take the
+-- text one, unknown literals too (the same family and bytes as before); a key
+-- relabelled by an implicit binary cast (citext to text) is still hashed as
+-- its own type (bloom_call_arg_type); "char" has an overload only so that it
+-- is not ambiguous (it stays a generic key); every other type matches the
+-- polymorphic form, as before.
+-- ---------------------------------------------------------------------------
+DO $overloads$
+DECLARE
+	t text;
+BEGIN
+	FOREACH t IN ARRAY ARRAY['smallint', 'integer', 'bigint', 'text', 'bytea',
+		'uuid', 'boolean', 'real', 'double precision', 'numeric', 'date',
+		'timestamp', 'timestamptz', 'time', '"char"']
+	LOOP
+		EXECUTE format($f$
+			CREATE FUNCTION bloom_agg_trans(internal, %1$s) RETURNS internal
+				AS 'MODULE_PATHNAME', 'bloom_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+			CREATE FUNCTION bloom_agg_trans(internal, %1$s, bigint, float8) RETURNS internal
+				AS 'MODULE_PATHNAME', 'bloom_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+			CREATE FUNCTION bloom_agg_final(internal, %1$s) RETURNS bloom
+				AS 'MODULE_PATHNAME', 'bloom_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+			CREATE FUNCTION bloom_agg_final(internal, %1$s, bigint, float8) RETURNS bloom
+				AS 'MODULE_PATHNAME', 'bloom_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+			CREATE AGGREGATE bloom_agg(key %1$s) (
+				SFUNC = bloom_agg_trans, STYPE = internal, SSPACE = 1024,
+				FINALFUNC = bloom_agg_final, FINALFUNC_EXTRA,
+				COMBINEFUNC = bloom_agg_combine,
+				SERIALFUNC = bloom_agg_serialize, DESERIALFUNC = bloom_agg_deserialize,
+				PARALLEL = SAFE);
+			CREATE AGGREGATE bloom_agg(key %1$s, capacity bigint, false_positive_rate float8) (
+				SFUNC = bloom_agg_trans, STYPE = internal, SSPACE = 1024,
+				FINALFUNC = bloom_agg_final, FINALFUNC_EXTRA,
+				COMBINEFUNC = bloom_agg_combine,
+				SERIALFUNC = bloom_agg_serialize, DESERIALFUNC = bloom_agg_deserialize,
+				PARALLEL = SAFE);
+			COMMENT ON AGGREGATE bloom_agg(%1$s) IS %2$L;
+			COMMENT ON AGGREGATE bloom_agg(%1$s, bigint, float8) IS %3$L;
+			$f$, t,
+			'bloom filter of the non-null keys, sized for the number of distinct keys at a false-positive rate of 0.01',
+			'bloom filter of the non-null keys with the size of bloom_create(capacity, false_positive_rate)');
+	END LOOP;
+END
+$overloads$;
+-- end of the bloom_agg overloads
 
 -- combining filters: union and intersection
 

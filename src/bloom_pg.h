@@ -88,6 +88,8 @@ extern void bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collid,
 								MemoryContext mcxt);
 extern bool bloom_key_type_try_init(BloomKeyType *kt, Oid typid, Oid collid,
 									MemoryContext mcxt);
+extern Oid	bloom_call_arg_type(FunctionCallInfo fcinfo, int argno);
+extern int	bloom_call_nargs(FunctionCallInfo fcinfo);
 extern BloomKeyType *bloom_arg_key_type(FunctionCallInfo fcinfo, int argno,
 										BloomKeyType *kt);
 extern BloomKeyType *bloom_call_key_type(FunctionCallInfo fcinfo, int argno);

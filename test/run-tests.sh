@@ -16,9 +16,12 @@
 #    message, where the tarball is absent (a clone without ../shared),
 # 6. runs a short load test (test/load/run.sh -T 10: 8 writers, no lost key),
 # 7. replays the fuzzer's inputs (test/fuzz/run.sh --replay),
-# 8. prints "N passed, N failed" (one count per regression test, isolation
-#    spec and TAP script, on every version, one for the load test and one
-#    for the fuzzer replay) and exits non-zero if anything failed.
+# 8. runs test/citus/run.sh (a Citus coordinator and two workers from
+#    ../shared/pg/pg-18.tar.gz; skipped, with a message, without it),
+# 9. prints "N passed, N failed" (one count per regression test, isolation
+#    spec, TAP script and Citus check, on every version, one for the load
+#    test and one for the fuzzer replay) and exits non-zero if anything
+#    failed.
 #
 # Environment: PG_CONFIG (default pg_config), PG_CFLAGS (extra compiler flags,
 # kept under --strict), PROVE_FLAGS (e.g. --verbose), CI, MATRIX_DIR (where
@@ -27,7 +30,7 @@
 set -uo pipefail
 
 usage() {
-	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 strict=0
@@ -248,6 +251,20 @@ if bash test/fuzz/run.sh --replay; then
 else
 	failed=$((failed + 1))
 	status=1
+fi
+
+# ---------------------------------------------------------------------------
+# A real Citus cluster (coordinator and two workers) from the prebuilt
+# PostgreSQL 18 tarball next to the repository; it says "skipped" without it.
+heading "Citus (test/citus/run.sh)"
+bash test/citus/run.sh 2>&1 | tee "$LOGDIR/citus.log"
+rc=${PIPESTATUS[0]}
+read -r p f < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$LOGDIR/citus.log" | tail -1)
+passed=$((passed + ${p:-0}))
+failed=$((failed + ${f:-0}))
+if [ "$rc" -ne 0 ]; then
+	status=1
+	[ "${f:-0}" -eq 0 ] && failed=$((failed + 1))
 fi
 
 # ---------------------------------------------------------------------------
