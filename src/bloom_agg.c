@@ -43,9 +43,9 @@ bloom_agg_context(FunctionCallInfo fcinfo, const char *fname)
  * when memory is needed: a state exists only if the first call, which makes
  * it, ran in an aggregate.
  */
-PG_FUNCTION_INFO_V1(bloom_agg_trans);
+PG_FUNCTION_INFO_V1(bf_agg_trans);
 Datum
-bloom_agg_trans(PG_FUNCTION_ARGS)
+bf_agg_trans(PG_FUNCTION_ARGS)
 {
 	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
@@ -91,9 +91,9 @@ bloom_agg_trans(PG_FUNCTION_ARGS)
  * Combine two partial states (parallel workers, partitionwise aggregation,
  * or engines built on partial aggregation).
  */
-PG_FUNCTION_INFO_V1(bloom_agg_combine);
+PG_FUNCTION_INFO_V1(bf_agg_combine);
 Datum
-bloom_agg_combine(PG_FUNCTION_ARGS)
+bf_agg_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext cxt = bloom_agg_context(fcinfo, "bloom_agg_combine");
 	BloomAggState *a = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
@@ -107,9 +107,9 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 /*
  * Serialize a state for a parallel worker; the format is in bloom.h.
  */
-PG_FUNCTION_INFO_V1(bloom_agg_serialize);
+PG_FUNCTION_INFO_V1(bf_agg_serialize);
 Datum
-bloom_agg_serialize(PG_FUNCTION_ARGS)
+bf_agg_serialize(PG_FUNCTION_ARGS)
 {
 	MemoryContext cxt = bloom_agg_context(fcinfo, "bloom_agg_serialize");
 
@@ -120,9 +120,9 @@ bloom_agg_serialize(PG_FUNCTION_ARGS)
 /*
  * Rebuild a state from its serialized form, checking every field first.
  */
-PG_FUNCTION_INFO_V1(bloom_agg_deserialize);
+PG_FUNCTION_INFO_V1(bf_agg_deserialize);
 Datum
-bloom_agg_deserialize(PG_FUNCTION_ARGS)
+bf_agg_deserialize(PG_FUNCTION_ARGS)
 {
 	bytea	   *in = PG_GETARG_BYTEA_PP(0);
 
@@ -136,9 +136,9 @@ bloom_agg_deserialize(PG_FUNCTION_ARGS)
  * filter, never NULL, so that an anti-join pre-check over an empty table
  * stays right.
  */
-PG_FUNCTION_INFO_V1(bloom_agg_final);
+PG_FUNCTION_INFO_V1(bf_agg_final);
 Datum
-bloom_agg_final(PG_FUNCTION_ARGS)
+bf_agg_final(PG_FUNCTION_ARGS)
 {
 	MemoryContext cxt = bloom_agg_context(fcinfo, "bloom_agg_final");
 	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);

@@ -27,6 +27,22 @@
 #if PG_VERSION_NUM >= 160000
 #include "nodes/miscnodes.h"
 #include "varatt.h"			/* split out of postgres.h in 16 */
+#else
+/*
+ * The module is built with -fvisibility=hidden (see the Makefile), so the
+ * fmgr functions must be exported explicitly, as 16's fmgr.h does.
+ */
+#undef PG_FUNCTION_INFO_V1
+#define PG_FUNCTION_INFO_V1(funcname) \
+extern PGDLLEXPORT Datum funcname(PG_FUNCTION_ARGS); \
+extern PGDLLEXPORT const Pg_finfo_record * CppConcat(pg_finfo_,funcname)(void); \
+const Pg_finfo_record * \
+CppConcat(pg_finfo_,funcname) (void) \
+{ \
+	static const Pg_finfo_record my_finfo = { 1 }; \
+	return &my_finfo; \
+} \
+extern int no_such_variable
 #endif
 
 #include "bloom.h"

@@ -5,7 +5,8 @@
 #   bash test/run-tests.sh [--strict]
 #
 # 1. installs the build dependencies (test/deps.sh),
-# 2. builds (with PG_CFLAGS=-Werror under --strict or CI=true) and installs,
+# 2. builds (with PG_CFLAGS=-Werror under --strict or CI=true), checks that
+#    the module exports only bf_* fmgr symbols (test/symbols.sh), installs,
 # 3. runs the pg_regress suite, plus isolation specs if test/isolation/specs
 #    holds any, in a throwaway cluster: pg_virtualenv make installcheck,
 # 4. runs the TAP tests in test/t, if any, as an unprivileged user
@@ -30,7 +31,7 @@
 set -uo pipefail
 
 usage() {
-	sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 strict=0
@@ -132,6 +133,14 @@ else
 fi
 make -j"$JOBS" "${make_args[@]}" || abort "build failed"
 
+heading "Exported symbols (test/symbols.sh)"
+if bash test/symbols.sh bloomfilter.so; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	status=1
+fi
+
 heading "Install"
 as_root make "${make_args[@]}" install || abort "make install failed"
 
@@ -204,6 +213,8 @@ fi
 # (regression and isolation suites) in a private server by test/matrix.sh.
 # A user's clone has no ../shared: those versions are skipped, and say so.
 matrix_dir=${MATRIX_DIR:-$ROOT/../shared/pg}
+# (a clone elsewhere on the machine that holds /work/shared)
+[ -z "${MATRIX_DIR:-}" ] && [ ! -d "$matrix_dir" ] && [ -d /work/shared/pg ] && matrix_dir=/work/shared/pg
 matrix_versions=$( (printf '%s\n' $MATRIX_MAJORS
 	for t in "$matrix_dir"/pg-*.tar.gz; do
 		[ -f "$t" ] && basename "$t" .tar.gz | sed 's/^pg-//'

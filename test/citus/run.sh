@@ -39,7 +39,10 @@ while [ $# -gt 0 ]; do
 		*) tarball=$1; shift ;;
 	esac
 done
-tarball=${tarball:-$ROOT/../shared/pg/pg-18.tar.gz}
+if [ -z "${tarball:-}" ]; then
+	tarball=${MATRIX_DIR:-$ROOT/../shared/pg}/pg-18.tar.gz
+	[ -f "$tarball" ] || [ -n "${MATRIX_DIR:-}" ] || tarball=/work/shared/pg/pg-18.tar.gz
+fi
 if [ ! -f "$tarball" ]; then
 	echo "skipped: no PostgreSQL with Citus at $tarball"
 	exit 0
