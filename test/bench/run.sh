@@ -310,6 +310,8 @@ commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git -C "$ROOT" status --porcelain -- src sql Makefile 2>/dev/null)" ]; then
 	commit="$commit + uncommitted changes in src/ sql/ Makefile"
 fi
+# --no-build measures whatever is installed, which need not be this tree
+[ "$build" -eq 0 ] && commit="the build installed in $pkglibdir (--no-build; this tree is at $commit)"
 model=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
 mem_gb=$(awk '/^MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo)
 
