@@ -42,6 +42,9 @@
  * one 64-byte block per probe, each a TOAST index lookup.  Once the slices
  * have cost about as much as reading the whole value would have, the value
  * is read and kept.  The total is at most about twice the better of the two.
+ * A sliced entry counts for nothing against the budget until it is read
+ * whole, and is read only within the budget: a filter larger than the whole
+ * budget stays sliced.
  */
 #define CACHE_MIN_SLOTS	64		/* power of two; at most half are used */
 #define CACHE_MAX_SLOTS	65536	/* so at most 32768 filters at once */
@@ -79,9 +82,24 @@ cache_slot(BloomCachedFilter *slots, int nslots, Oid toastrelid, Oid valueid)
 	}
 }
 
+/* Drop every filter of the cache: their copies and their entries. */
+static void
+cache_reset(BloomCache *c)
+{
+	ereport(DEBUG1,
+			errmsg_internal("bloom_contains cache dropped %d stored filters (%zu kB of copies)",
+							c->nentries, c->used / 1024));
+	MemoryContextReset(c->cxt);
+	memset(c->slots, 0, c->nslots * sizeof(BloomCachedFilter));
+	c->used = 0;
+	c->nentries = 0;
+	c->last = NULL;
+}
+
 /*
- * Make room for one more entry: double the table while it may grow, else
- * (or when the copies would outgrow the budget) empty the cache.
+ * Make room for one more entry that will hold size bytes: double the table
+ * while it may grow, else (or when the copies would outgrow the budget)
+ * empty the cache.
  */
 static void
 cache_make_room(BloomCache *c, Size size)
@@ -100,12 +118,7 @@ cache_make_room(BloomCache *c, Size size)
 		c->nslots = nslots;
 	}
 	if (c->nentries + 1 > c->nslots / 2 || c->used + size > CACHE_BUDGET)
-	{
-		MemoryContextReset(c->cxt);
-		memset(c->slots, 0, c->nslots * sizeof(BloomCachedFilter));
-		c->used = 0;
-		c->nentries = 0;
-	}
+		cache_reset(c);
 	c->last = NULL;
 }
 
@@ -162,6 +175,17 @@ alloc_mapped(MemoryContext cxt, Size size)
 }
 #endif
 
+/* The memory a copy of a filter of size bytes takes, as cache_load places it. */
+static Size
+copy_charge(Size size)
+{
+#ifdef MADV_HUGEPAGE
+	if (size >= HUGE_MIN_SIZE)
+		return TYPEALIGN(HUGE_PAGE, size) + HUGE_PAGE;
+#endif
+	return size + BLOOM_BLOCK_BYTES;
+}
+
 /* Read a stored filter whole into the cache entry. */
 static void
 cache_load(BloomCache *c, BloomCachedFilter *e, struct varlena *ptr)
@@ -187,7 +211,7 @@ cache_load(BloomCache *c, BloomCachedFilter *e, struct varlena *ptr)
 	pfree(detoasted);
 	bloom_open(copy, &e->f);
 	e->loaded = true;
-	c->used += size + BLOOM_BLOCK_BYTES;
+	c->used += copy_charge(size);
 }
 
 /*
@@ -201,7 +225,9 @@ bloom_cache_get(BloomCache *c, struct varlena *ptr)
 	struct varatt_external toast;
 	BloomCachedFilter *e;
 	Size		rawsize,
-				extsize;
+				extsize,
+				charge;
+	bool		sliced;
 
 	VARATT_EXTERNAL_GET_POINTER(toast, ptr);
 	if (c->last && c->last->valueid == toast.va_valueid &&
@@ -218,14 +244,17 @@ bloom_cache_get(BloomCache *c, struct varlena *ptr)
 #else
 	extsize = toast.va_extsize;
 #endif
-	if (c->nentries + 1 > c->nslots / 2 || c->used + rawsize > CACHE_BUDGET)
+	sliced = rawsize >= SLICE_MIN_SIZE && extsize == rawsize - VARHDRSZ;
+	/* a sliced entry holds no copy until it is loaded (and budgeted then) */
+	charge = sliced ? 0 : copy_charge(rawsize);
+	if (c->nentries + 1 > c->nslots / 2 || c->used + charge > CACHE_BUDGET)
 	{
-		cache_make_room(c, rawsize);
+		cache_make_room(c, charge);
 		e = cache_slot(c->slots, c->nslots, toast.va_toastrelid, toast.va_valueid);
 	}
 	memset(e, 0, sizeof(*e));
 
-	if (rawsize >= SLICE_MIN_SIZE && extsize == rawsize - VARHDRSZ)
+	if (sliced)
 	{
 		struct varlena *hdr = detoast_attr_slice(ptr, 0, BLOOM_HEADER_SIZE);
 		BloomError	err = BLOOM_ERR_TRUNCATED;
@@ -273,16 +302,36 @@ sliced_test(const BloomFilter *f, struct varlena *ptr, uint64 h)
 /*
  * Test a hash against a stored filter that is not loaded yet: by a slice
  * while slices are cheaper than reading it whole, else after loading it.
+ * Loading goes through the budget like any other copy: a filter that would
+ * take the copies over it empties the cache first (and keeps its own entry),
+ * and one larger than the whole budget is never loaded, only sliced.
  */
 bool
 bloom_cache_test_unloaded(BloomCache *c, BloomCachedFilter *e,
 						  struct varlena *ptr, uint64 h)
 {
+	struct varatt_external toast;
+	Size		size;
+
 	Assert(!e->loaded);
 	if (e->slices_left > 0)
 	{
 		e->slices_left--;
 		return sliced_test(&e->f, ptr, h);
+	}
+	VARATT_EXTERNAL_GET_POINTER(toast, ptr);
+	size = copy_charge(toast.va_rawsize);
+	if (size > CACHE_BUDGET)
+		return sliced_test(&e->f, ptr, h);
+	if (c->used + size > CACHE_BUDGET)
+	{
+		BloomCachedFilter keep = *e;
+
+		cache_reset(c);
+		e = cache_slot(c->slots, c->nslots, keep.toastrelid, keep.valueid);
+		*e = keep;
+		c->nentries = 1;
+		c->last = e;
 	}
 	cache_load(c, e, ptr);
 	return bloom_test_hash(e->f.bits, e->f.nblocks, e->f.nhashes, h);
