@@ -2,8 +2,9 @@
  *
  * bloom_cache.c
  *	  The per-call-site cache of stored filters behind bloom_contains: the
- *	  detoasted copies keyed by their TOAST identity, and the sliced probes
- *	  of a large filter before it is read whole.
+ *	  detoasted copies keyed by their TOAST identity, the sliced probes of a
+ *	  large filter before it is read whole, and the decompressed copies of
+ *	  filters compressed in their rows, keyed by their compressed bytes.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -55,6 +56,24 @@ int			bloom_cache_budget_kb = 256 * 1024;
 #define SLICE_MIN_SIZE	(64 * 1024) /* smaller values are read whole */
 #define SLICE_BYTES_PER_PROBE	(16 * 1024) /* a slice costs a read of this */
 
+/*
+ * A filter stored compressed in its row (storage main) has no TOAST
+ * identity, and its datum's address is no identity either: the same address
+ * holds another row's value after the next page is read.  What identifies it
+ * is its compressed bytes, so a few of them are kept beside their
+ * decompressed copies, and a value is looked up by comparing its bytes whole
+ * (a compressed filter in a row is at most a few kB, far cheaper to compare
+ * than to decompress; no hash, so no collision can answer with another
+ * filter's bits).
+ */
+#define CACHE_INLINE_SLOTS	8
+
+typedef struct InlineCopy
+{
+	struct varlena *packed;		/* the compressed value, NULL: free */
+	bytea	   *filter;			/* its decompressed copy */
+} InlineCopy;
+
 struct BloomCache
 {
 	MemoryContext mcxt;			/* holds this and the table (fn_mcxt) */
@@ -64,6 +83,9 @@ struct BloomCache
 	BloomCachedFilter *last;	/* the most recent hit, checked first */
 	BloomCachedFilter *slots;	/* nslots entries, in mcxt */
 	int			nslots;
+	InlineCopy	inl[CACHE_INLINE_SLOTS];	/* copies in cxt */
+	int			inl_last;		/* the most recent hit, checked first */
+	int			inl_next;		/* the slot to fill next */
 };
 
 static BloomCachedFilter *
@@ -91,6 +113,7 @@ cache_reset(BloomCache *c)
 							c->nentries, c->used / 1024));
 	MemoryContextReset(c->cxt);
 	memset(c->slots, 0, c->nslots * sizeof(BloomCachedFilter));
+	memset(c->inl, 0, sizeof(c->inl));
 	c->used = 0;
 	c->nentries = 0;
 	c->last = NULL;
@@ -335,6 +358,57 @@ bloom_cache_test_unloaded(BloomCache *c, BloomCachedFilter *e,
 	}
 	cache_load(c, e, ptr);
 	return bloom_test_hash(e->f.bits, e->f.nblocks, e->f.nhashes, h);
+}
+
+/*
+ * The decompressed filter of a value compressed in its row, from the cache
+ * when the same compressed bytes came before.  Within the budget like the
+ * other copies; one larger than the whole budget is decompressed and not kept.
+ */
+bytea *
+bloom_cache_get_inline(BloomCache *c, struct varlena *packed)
+{
+	Size		len = VARSIZE_ANY(packed);
+	struct varlena *detoasted;
+	Size		charge;
+	InlineCopy *slot;
+
+	for (int n = 0; n < CACHE_INLINE_SLOTS; n++)
+	{
+		int			i = (c->inl_last + n) % CACHE_INLINE_SLOTS;
+		InlineCopy *ic = &c->inl[i];
+
+		if (ic->packed != NULL && VARSIZE_ANY(ic->packed) == len &&
+			memcmp(ic->packed, packed, len) == 0)
+		{
+			c->inl_last = i;
+			return ic->filter;
+		}
+	}
+
+	detoasted = detoast_attr(packed);
+	charge = len + VARSIZE(detoasted);
+	if (charge > CACHE_BUDGET)
+		return (bytea *) detoasted;
+	if (c->used + charge > CACHE_BUDGET)
+		cache_reset(c);
+	slot = &c->inl[c->inl_next];
+	if (slot->packed != NULL)
+	{
+		/* the slot's old copies are freed, not left until the next reset */
+		c->used -= VARSIZE_ANY(slot->packed) + VARSIZE(slot->filter);
+		pfree(slot->packed);
+		pfree(slot->filter);
+	}
+	slot->packed = MemoryContextAlloc(c->cxt, len);
+	memcpy(slot->packed, packed, len);
+	slot->filter = MemoryContextAllocHuge(c->cxt, VARSIZE(detoasted));
+	memcpy(slot->filter, detoasted, VARSIZE(detoasted));
+	pfree(detoasted);
+	c->used += charge;
+	c->inl_last = c->inl_next;
+	c->inl_next = (c->inl_next + 1) % CACHE_INLINE_SLOTS;
+	return slot->filter;
 }
 
 /* An empty cache in mcxt (the call site's fn_mcxt), for bloom_cache_get. */
