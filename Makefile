@@ -21,6 +21,7 @@ OBJS = \
 	src/bloom_format.o \
 	src/bloom_value.o \
 	src/bloom_keys.o \
+	src/bloom_hash.o \
 	src/bloom_io.o \
 	src/bloom_add.o \
 	src/bloom_cache.o \
@@ -42,6 +43,7 @@ REGRESS = \
 	bloom_type \
 	bloom_create \
 	bloom_keys \
+	bloom_key_parts \
 	bloom_contains \
 	bloom_agg \
 	bloom_parallel \

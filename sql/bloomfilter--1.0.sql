@@ -51,37 +51,43 @@ CREATE FUNCTION bloom_create(capacity bigint, false_positive_rate float8 DEFAULT
 
 COMMENT ON FUNCTION bloom_create(bigint, float8) IS 'empty bloom filter sized for capacity distinct keys at a false-positive rate of at most false_positive_rate';
 
+-- Functions that take a key of any type are STABLE: an enum key hashes by its
+-- label, which ALTER TYPE ... RENAME VALUE changes (the filter's key family
+-- then refuses the call), as enum_out is STABLE.  The key is anycompatible so
+-- that an untyped literal or NULL is text.  The concrete overloads of
+-- bloom_contains and bloom_agg below, for types whose hashing reads no
+-- catalog, are IMMUTABLE.
 -- not STRICT: a NULL key returns the filter unchanged
-CREATE FUNCTION bloom_add(filter bloom, key anyelement) RETURNS bloom
-	AS 'MODULE_PATHNAME', 'bf_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION bloom_add(filter bloom, key anycompatible) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bf_add' LANGUAGE C STABLE PARALLEL SAFE;
 
-COMMENT ON FUNCTION bloom_add(bloom, anyelement) IS 'copy of the filter with the key added';
+COMMENT ON FUNCTION bloom_add(bloom, anycompatible) IS 'copy of the filter with the key added';
 
 -- planner support of bloom_contains: its selectivity from the filter's fill
 -- and the key column's statistics, and its cost (src/bloom_support.c)
 CREATE FUNCTION bloom_contains_support(internal) RETURNS internal
 	AS 'MODULE_PATHNAME', 'bf_contains_support' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-CREATE FUNCTION bloom_contains(filter bloom, key anyelement) RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bf_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+CREATE FUNCTION bloom_contains(filter bloom, key anycompatible) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bf_contains' LANGUAGE C STABLE STRICT PARALLEL SAFE
 	SUPPORT bloom_contains_support;
 
-COMMENT ON FUNCTION bloom_contains(bloom, anyelement) IS 'false if the key is surely not in the filter, true if it may be';
+COMMENT ON FUNCTION bloom_contains(bloom, anycompatible) IS 'false if the key is surely not in the filter, true if it may be';
 
 -- bloom aggregates
 
 -- support functions are not STRICT: they see the NULL first state and NULL keys
-CREATE FUNCTION bloom_agg_trans(internal, anyelement) RETURNS internal
-	AS 'MODULE_PATHNAME', 'bf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION bloom_agg_trans(internal, anycompatible) RETURNS internal
+	AS 'MODULE_PATHNAME', 'bf_agg_trans' LANGUAGE C STABLE PARALLEL SAFE;
 
-CREATE FUNCTION bloom_agg_trans(internal, anyelement, bigint, float8) RETURNS internal
-	AS 'MODULE_PATHNAME', 'bf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION bloom_agg_trans(internal, anycompatible, bigint, float8) RETURNS internal
+	AS 'MODULE_PATHNAME', 'bf_agg_trans' LANGUAGE C STABLE PARALLEL SAFE;
 
-CREATE FUNCTION bloom_agg_final(internal, anyelement) RETURNS bloom
-	AS 'MODULE_PATHNAME', 'bf_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION bloom_agg_final(internal, anycompatible) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bf_agg_final' LANGUAGE C STABLE PARALLEL SAFE;
 
-CREATE FUNCTION bloom_agg_final(internal, anyelement, bigint, float8) RETURNS bloom
-	AS 'MODULE_PATHNAME', 'bf_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION bloom_agg_final(internal, anycompatible, bigint, float8) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bf_agg_final' LANGUAGE C STABLE PARALLEL SAFE;
 
 CREATE FUNCTION bloom_agg_combine(internal, internal) RETURNS internal
 	AS 'MODULE_PATHNAME', 'bf_agg_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -95,7 +101,7 @@ CREATE FUNCTION bloom_agg_deserialize(bytea, internal) RETURNS internal
 -- The polymorphic forms serve the key types without an overload of their own
 -- (see the block "bloom_agg overloads" below); they have no serialize and
 -- deserialize functions, on purpose.
-CREATE AGGREGATE bloom_agg(key anyelement) (
+CREATE AGGREGATE bloom_agg(key anycompatible) (
 	SFUNC = bloom_agg_trans,
 	STYPE = internal,
 	SSPACE = 1024,
@@ -105,9 +111,9 @@ CREATE AGGREGATE bloom_agg(key anyelement) (
 	PARALLEL = SAFE
 );
 
-COMMENT ON AGGREGATE bloom_agg(anyelement) IS 'bloom filter of the non-null keys, sized for the number of distinct keys at a false-positive rate of 0.01';
+COMMENT ON AGGREGATE bloom_agg(anycompatible) IS 'bloom filter of the non-null keys, sized for the number of distinct keys at a false-positive rate of 0.01';
 
-CREATE AGGREGATE bloom_agg(key anyelement, capacity bigint, false_positive_rate float8) (
+CREATE AGGREGATE bloom_agg(key anycompatible, capacity bigint, false_positive_rate float8) (
 	SFUNC = bloom_agg_trans,
 	STYPE = internal,
 	SSPACE = 1024,
@@ -117,16 +123,16 @@ CREATE AGGREGATE bloom_agg(key anyelement, capacity bigint, false_positive_rate 
 	PARALLEL = SAFE
 );
 
-COMMENT ON AGGREGATE bloom_agg(anyelement, bigint, float8) IS 'bloom filter of the non-null keys with the size of bloom_create(capacity, false_positive_rate)';
+COMMENT ON AGGREGATE bloom_agg(anycompatible, bigint, float8) IS 'bloom filter of the non-null keys with the size of bloom_create(capacity, false_positive_rate)';
 
 -- ---------------------------------------------------------------------------
--- bloom_agg overloads: one pair of aggregates per common key type
+-- bloom_agg and bloom_contains overloads: one per common key type
 --
 -- Distributed engines run an aggregate on their workers only where its
 -- argument types are concrete: Citus calls the support functions through its
 -- own worker_partial_agg / coord_combine_agg wrappers, checks that each
 -- argument's type equals the aggregate's declared one (never true for
--- anyelement) and passes no call expression, so the key type cannot be
+-- anycompatible) and passes no call expression, so the key type cannot be
 -- learned from the call.  These overloads have concrete signatures down to
 -- their transition and final functions, whose declared key type the C code
 -- reads (bloom_call_arg_type); with serialize and deserialize functions they
@@ -137,11 +143,14 @@ COMMENT ON AGGREGATE bloom_agg(anyelement, bigint, float8) IS 'bloom filter of t
 -- arrays, user types) working.  They have no serialize function, so that
 -- Citus gathers their rows to the coordinator instead of pushing down a call
 -- its type check would refuse; the price is no parallel workers for those key
--- types.  Overload resolution: a column of exactly one of these types (or a
+-- types.  bloom_contains has the same overloads, IMMUTABLE because hashing
+-- these types reads no catalog (so postgres_fdw ships them to the remote
+-- server).  Overload resolution: a column of exactly one of these types (or a
 -- domain over one) takes its overload; varchar, char(n) and name take the
--- text one, unknown literals too (the same family and bytes as before); a key
+-- text one, unknown literals too (the same family and bytes); a key
 -- relabelled by an implicit binary cast (citext to text) is still hashed as
--- its own type (bloom_call_arg_type); "char" has an overload only so that it
+-- its own type (bloom_call_arg_type), so citext is refused, not hashed as
+-- text: its "=" ignores case; "char" has an overload only so that it
 -- is not ambiguous (it stays a generic key); every other type matches the
 -- polymorphic form, as before.
 -- ---------------------------------------------------------------------------
@@ -174,15 +183,20 @@ BEGIN
 				COMBINEFUNC = bloom_agg_combine,
 				SERIALFUNC = bloom_agg_serialize, DESERIALFUNC = bloom_agg_deserialize,
 				PARALLEL = SAFE);
+			CREATE FUNCTION bloom_contains(filter bloom, key %1$s) RETURNS boolean
+				AS 'MODULE_PATHNAME', 'bf_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+				SUPPORT bloom_contains_support;
+			COMMENT ON FUNCTION bloom_contains(bloom, %1$s) IS %4$L;
 			COMMENT ON AGGREGATE bloom_agg(%1$s) IS %2$L;
 			COMMENT ON AGGREGATE bloom_agg(%1$s, bigint, float8) IS %3$L;
 			$f$, t,
 			'bloom filter of the non-null keys, sized for the number of distinct keys at a false-positive rate of 0.01',
-			'bloom filter of the non-null keys with the size of bloom_create(capacity, false_positive_rate)');
+			'bloom filter of the non-null keys with the size of bloom_create(capacity, false_positive_rate)',
+			'false if the key is surely not in the filter, true if it may be');
 	END LOOP;
 END
 $overloads$;
--- end of the bloom_agg overloads
+-- end of the overloads
 
 -- combining filters: union and intersection
 
@@ -378,7 +392,7 @@ COMMENT ON FUNCTION bloom_size(bigint, float8) IS 'size in bytes and bits, hash 
 -- adding with a report
 
 -- not STRICT: a NULL key returns the filter unchanged and added false
-CREATE FUNCTION bloom_add_new(INOUT filter bloom, key anyelement, OUT added boolean)
-	AS 'MODULE_PATHNAME', 'bf_add_new' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION bloom_add_new(INOUT filter bloom, key anycompatible, OUT added boolean)
+	AS 'MODULE_PATHNAME', 'bf_add_new' LANGUAGE C STABLE PARALLEL SAFE;
 
-COMMENT ON FUNCTION bloom_add_new(bloom, anyelement) IS 'copy of the filter with the key added, and whether the key was surely new (some bit changed)';
+COMMENT ON FUNCTION bloom_add_new(bloom, anycompatible) IS 'copy of the filter with the key added, and whether the key was surely new (some bit changed)';

@@ -95,6 +95,7 @@ typedef struct BloomKeyType
 	Oid			typid;			/* the type as passed, 0 = not set up */
 	Oid			collid;
 	BloomKeyKind kind;
+	bool		utf8;			/* the database encoding is UTF-8 */
 	char		family[BLOOM_FAMILY_LEN];
 	FmgrInfo	hashfn;			/* KEY_GENERIC only */
 } BloomKeyType;
