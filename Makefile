@@ -63,7 +63,9 @@ REGRESS = \
 	bloom_oversize \
 	bloom_cache_budget \
 	bloom_refusals \
-	bloom_parallel_limit
+	bloom_parallel_limit \
+	bloom_agg_no_rows \
+	bloom_cache_inline
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src

@@ -131,8 +131,8 @@ extern TupleDesc bloom_result_tupdesc(FunctionCallInfo fcinfo);
 
 /*
  * bloom_cache.c: the per-call-site cache of stored filters (bloom_contains).
- * An entry stays valid until the next bloom_cache_get or
- * bloom_cache_test_unloaded on the same cache.
+ * An entry (or a filter from bloom_cache_get_inline) stays valid until the
+ * next call of any of these on the same cache.
  */
 typedef struct BloomCachedFilter
 {
@@ -151,6 +151,7 @@ extern BloomCache *bloom_cache_create(MemoryContext mcxt);
 extern BloomCachedFilter *bloom_cache_get(BloomCache *c, struct varlena *ptr);
 extern bool bloom_cache_test_unloaded(BloomCache *c, BloomCachedFilter *e,
 									  struct varlena *ptr, uint64 h);
+extern bytea *bloom_cache_get_inline(BloomCache *c, struct varlena *packed);
 
 /* bloom_agg.c (shared with bloom_setops.c's aggregates) */
 extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo,
