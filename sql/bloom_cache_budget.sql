@@ -7,8 +7,10 @@
 -- pg_backend_memory_contexts: a join of probes against 40 stored filters of
 -- about 37 kB, in an order that keeps coming back to each of them.  Under a
 -- budget of 512kB the cache must stay within it plus one filter; under the
--- default it holds all 40.  (Filters of 64 kB and more start as sliced
--- reads and are not used here.)
+-- default it holds all 40.  Then the same for filters of 64 kB and more,
+-- which start as sliced reads and are read whole after a few probes: probed
+-- key by key (each key against every filter), they are all read whole, and
+-- must stay within the budget too.
 --
 SET max_parallel_workers_per_gather = 0;
 -- set before the library is loaded, the setting is kept when it loads (by
@@ -73,6 +75,72 @@ SET bloomfilter.cache_budget = 0;
 SELECT largest <= 60000 + 16384 AS one_filter, maybe
 FROM pg_temp.largest_cache();
 RESET bloomfilter.cache_budget;
+
+-- 10 filters of 100,000 keys (about 120 kB each, over the 64 kB from which
+-- a stored filter is first probed in slices), and 30 keys of each
+CREATE TABLE budget_big (id int PRIMARY KEY, f bloom);
+INSERT INTO budget_big
+SELECT g, bloom_agg(g * 1000000 + i) FROM generate_series(0, 9) g, generate_series(1, 100000) i
+GROUP BY g;
+VACUUM ANALYZE budget_big;
+SELECT count(*) AS filters,
+       bool_and(octet_length(f::bytea) BETWEEN 100000 AND 150000) AS each_100_to_150_kB,
+       bool_and(pg_column_size(f) >= octet_length(f::bytea)) AS out_of_line_uncompressed
+FROM budget_big;
+CREATE TABLE budget_big_keys AS
+SELECT g * 1000000 + i * 3000 AS k FROM generate_series(0, 9) g, generate_series(1, 30) i;
+ANALYZE budget_big_keys;
+-- key-major: for each key, every filter (a lateral subquery, rescanned per
+-- key; one call site; no ORDER BY, which would probe every row before the
+-- first measurement); the largest size of the cache after any probe, and how many of the
+-- 300 keys were found in their own filter (all of them: no false negative)
+CREATE FUNCTION pg_temp.largest_cache_big(OUT largest bigint, OUT own_found bigint,
+                                          OUT probes bigint)
+LANGUAGE sql VOLATILE AS $$
+    SELECT max(seen), count(*) FILTER (WHERE found AND k / 1000000 = id), count(*)
+    FROM (SELECT id, k, found,
+                 CASE WHEN found IS NULL THEN NULL ELSE pg_temp.cache_bytes() END AS seen
+          FROM (SELECT b.id, p.k, bloom_contains(b.f, p.k) AS found
+                FROM budget_big_keys p
+                CROSS JOIN LATERAL (SELECT id, f FROM budget_big
+                                    WHERE id >= 0 * p.k OFFSET 0) b
+                OFFSET 0) j
+          OFFSET 0) s
+$$;
+-- the default budget: all 10 filters are read whole and kept
+SELECT largest > 10 * 100000 AS holds_all_filters, own_found, probes
+FROM pg_temp.largest_cache_big();
+-- a budget of 512kB: at most the budget plus one filter
+SET bloomfilter.cache_budget = '512kB';
+SELECT largest > 2 * 100000 AS holds_several,
+       largest <= 512 * 1024 + 150000 + 16384 AS within_budget, own_found, probes
+FROM pg_temp.largest_cache_big();
+-- a budget smaller than one filter: the filters are only ever sliced
+SET bloomfilter.cache_budget = '64kB';
+SELECT largest <= 16384 AS none_read_whole, own_found, probes
+FROM pg_temp.largest_cache_big();
+-- and filter by filter (each filter's own 30 keys in a row), which reads a
+-- filter whole after its first few probes where it fits
+CREATE FUNCTION pg_temp.largest_cache_by_filter(OUT largest bigint, OUT own_found bigint)
+LANGUAGE sql VOLATILE AS $$
+    SELECT max(seen), count(*) FILTER (WHERE found)
+    FROM (SELECT found,
+                 CASE WHEN found IS NULL THEN NULL ELSE pg_temp.cache_bytes() END AS seen
+          FROM (SELECT bloom_contains(b.f, p.k) AS found
+                FROM budget_big b
+                CROSS JOIN LATERAL (SELECT k FROM budget_big_keys
+                                    WHERE k / 1000000 = b.id OFFSET 0) p
+                OFFSET 0) j
+          OFFSET 0) s
+$$;
+SELECT largest <= 16384 AS none_read_whole, own_found
+FROM pg_temp.largest_cache_by_filter();
+SET bloomfilter.cache_budget = '200kB';
+SELECT largest > 100000 AS read_whole, largest <= 200 * 1024 + 150000 + 16384 AS within_budget,
+       own_found
+FROM pg_temp.largest_cache_by_filter();
+RESET bloomfilter.cache_budget;
+DROP TABLE budget_big, budget_big_keys;
 
 -- an unknown setting under the prefix is refused
 SET bloomfilter.no_such_setting = 1;

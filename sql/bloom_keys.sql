@@ -76,8 +76,15 @@ SELECT bloom_contains(bloom_add(bloom_create(100), 'ab'::text), 'ab'::varchar) A
        bloom_contains(bloom_add(bloom_create(100), 'ab'::char(5)), 'ab'::char(2)) AS char5_as_char2,
        bloom_contains(bloom_add(bloom_create(100), 'ab'::name), 'ab'::text) AS name_as_text,
        bloom_contains(bloom_add(bloom_create(100), 'ab'::text), 'ab'::name) AS text_as_name;
--- an untyped literal has no type to hash by: it must be cast
-SELECT bloom_add(bloom_create(100), 'ab');
+-- an untyped literal is text, and so is an untyped NULL (no change)
+SELECT bloom_add(bloom_create(100), 'ab')::bytea = bloom_add(bloom_create(100), 'ab'::text)::bytea AS literal_is_text,
+       bloom_contains(bloom_add(bloom_create(100), 'ab'), 'ab'::varchar) AS found,
+       bloom_contains(bloom_add(bloom_create(100), 'ab'::text), 'ab') AS found_as_literal,
+       (bloom_add_new(bloom_create(100), 'ab')).added AS added,
+       bloom_add(bloom_create(100), NULL)::bytea = bloom_create(100)::bytea AS null_unchanged,
+       bloom_contains(bloom_create(100), NULL) IS NULL AS null_probe;
+SELECT bloom_agg(k)::bytea = bloom_agg(k::text)::bytea AS agg_literal_is_text
+FROM (VALUES ('x'), ('y')) AS v(k);
 -- trailing blanks: they do not count for char(n) and they do for text,
 -- exactly as "=" between the two (char(n) becomes text without its blanks)
 SELECT 'ab '::text = 'ab'::char(5) AS sql_text_blank_eq_char,
@@ -147,18 +154,35 @@ RESET TimeZone;
 
 --
 -- an enum is hashed by its label, not by its OID: the type dropped and made
--- again (new OIDs, labels in another order) gives the same filter
+-- again (new OIDs, labels in another order) gives the same filter; its
+-- family records the set of labels, so a renamed (or added) label makes the
+-- filters made before refused, never silently "absent"
 --
 CREATE TYPE keys_mood AS ENUM ('a', 'b', 'c');
 CREATE TABLE keys_enum AS
     SELECT bloom_add(bloom_create(100), 'b'::keys_mood)::text AS t;
 DROP TYPE keys_mood;
-CREATE TYPE keys_mood AS ENUM ('z', 'c', 'b', 'a');
+CREATE TYPE keys_mood AS ENUM ('c', 'b', 'a');
 SELECT bloom_add(bloom_create(100), 'b'::keys_mood)::text = t AS same_text_form,
        bloom_contains(t::bloom, 'b'::keys_mood) AS found,
-       bloom_contains(t::bloom, 'a'::keys_mood) AS other_label,
-       bloom_contains(t::bloom, 'z'::keys_mood) AS new_label
+       bloom_contains(t::bloom, 'a'::keys_mood) AS other_label
 FROM keys_enum;
+SELECT (bloom_info(t::bloom)).key_family ~ '^public\.keys_mood#[0-9a-f]{16}$' AS family_has_digest
+FROM keys_enum;
+ALTER TYPE keys_mood RENAME VALUE 'b' TO 'bee';
+SELECT bloom_contains(t::bloom, 'bee'::keys_mood) FROM keys_enum;
+SELECT pg_temp.sqlstate_of($$SELECT bloom_add(t::bloom, 'a'::keys_mood) FROM keys_enum$$) AS add_after_rename,
+       pg_temp.sqlstate_of($$SELECT bloom_union(t::bloom, bloom_agg(m)) FROM keys_enum, unnest(enum_range(NULL::keys_mood)) m GROUP BY t$$) AS union_after_rename;
+ALTER TYPE keys_mood RENAME VALUE 'bee' TO 'b';
+SELECT bloom_contains(t::bloom, 'b'::keys_mood) AS found_again FROM keys_enum;
+ALTER TYPE keys_mood ADD VALUE 'd';
+SELECT pg_temp.sqlstate_of($$SELECT bloom_contains(t::bloom, 'b'::keys_mood) FROM keys_enum$$) AS after_add_value;
+-- the functions that read the catalog for a key say so
+SELECT p.oid::regprocedure AS function, p.provolatile
+FROM pg_proc p
+WHERE p.proname IN ('bloom_add', 'bloom_add_new', 'bloom_contains', 'bloom_agg_trans')
+  AND 'anycompatible'::regtype = ANY (p.proargtypes)
+ORDER BY 1::text;
 -- another enum type with the same label is another family
 CREATE TYPE keys_mood2 AS ENUM ('b');
 SELECT bloom_contains(t::bloom, 'b'::keys_mood2) FROM keys_enum;

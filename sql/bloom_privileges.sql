@@ -81,7 +81,7 @@ SELECT p.oid::regprocedure AS function,
                         a.aggserialfn, a.aggdeserialfn)) AS aggregate_support_of,
        (SELECT string_agg(t.oid::regtype::text, ', ') FROM pg_type t
         WHERE t.typreceive = p.oid) AS receive_of,
-       (SELECT string_agg(f.oid::regprocedure::text, ', ') FROM pg_proc f
+       (SELECT string_agg(f.oid::regprocedure::text, ', ' ORDER BY f.oid::regprocedure::text COLLATE "C") FROM pg_proc f
         WHERE f.prosupport = p.oid) AS planner_support_of,
        (SELECT string_agg(am.amname::text, ', ') FROM pg_am am
         WHERE am.amhandler = p.oid) AS handler_of
@@ -260,9 +260,9 @@ ALTER TYPE bloom SET (RECEIVE = bloom_recv);
 
 -- the extension's functions are not the role's to change (replacing one is
 -- tried again below by a role that may create in public)
-CREATE OR REPLACE FUNCTION bloom_contains(bloom, anyelement) RETURNS boolean
+CREATE OR REPLACE FUNCTION bloom_contains(bloom, anycompatible) RETURNS boolean
 LANGUAGE sql AS 'SELECT true';
-ALTER FUNCTION bloom_contains(bloom, anyelement) VOLATILE;
+ALTER FUNCTION bloom_contains(bloom, anycompatible) VOLATILE;
 ALTER FUNCTION bloom_create(bigint, float8) SECURITY DEFINER;
 DROP FUNCTION bloom_union(bloom, bloom);
 COMMENT ON FUNCTION bloom_union(bloom, bloom) IS 'mine';
@@ -306,7 +306,7 @@ SELECT bloom_index_contains('owner_keys_bf', 7) AS index_works;
 DROP TABLE owner_keys;
 ALTER EXTENSION bloomfilter UPDATE;
 -- being the extension's owner does not make its functions the owner's
-ALTER FUNCTION bloom_contains(bloom, anyelement) VOLATILE;
+ALTER FUNCTION bloom_contains(bloom, anycompatible) VOLATILE;
 DROP EXTENSION bloomfilter;
 RESET ROLE;
 
@@ -325,7 +325,7 @@ CREATE TYPE public.cstring AS (x int);
 CREATE DOMAIN public.bigint AS text;
 CREATE FUNCTION public.eqsel(internal, oid, internal, integer) RETURNS float8
 LANGUAGE sql AS 'SELECT 0.5::float8';
-CREATE FUNCTION public.bloom_agg_trans(text, anyelement) RETURNS text
+CREATE FUNCTION public.bloom_agg_trans(text, anycompatible) RETURNS text
 LANGUAGE sql AS 'SELECT $1';
 RESET ROLE;
 
@@ -334,7 +334,7 @@ RESET ROLE;
 SET ROLE regress_bloom_owner;
 CREATE EXTENSION bloomfilter;
 SET ROLE regress_bloom_mallory;
-CREATE OR REPLACE FUNCTION public.bloom_contains(bloom, anyelement) RETURNS boolean
+CREATE OR REPLACE FUNCTION public.bloom_contains(bloom, anycompatible) RETURNS boolean
 LANGUAGE sql AS 'SELECT true';
 SET ROLE regress_bloom_owner;
 DROP EXTENSION bloomfilter;
@@ -344,17 +344,17 @@ RESET ROLE;
 -- search_path with a schema of look-alikes first, pg_catalog after it
 SET ROLE regress_bloom_owner;
 CREATE SCHEMA hostile;
-CREATE FUNCTION hostile.bloom_agg_final(text, anyelement) RETURNS text
+CREATE FUNCTION hostile.bloom_agg_final(text, anycompatible) RETURNS text
 LANGUAGE sql AS 'SELECT ''hijacked''';
 CREATE FUNCTION hostile.bloom_union(text, text) RETURNS text
 LANGUAGE sql AS 'SELECT ''hijacked''';
 CREATE TEMP TABLE boolean (x int);
 CREATE TEMP TABLE internal (x int);
-CREATE TEMP TABLE anyelement (x int);
+CREATE TEMP TABLE anycompatible (x int);
 SET search_path = hostile, pg_temp, pg_catalog, public;
 CREATE EXTENSION bloomfilter SCHEMA public;
 RESET search_path;
-DROP TABLE pg_temp.boolean, pg_temp.internal, pg_temp.anyelement;
+DROP TABLE pg_temp.boolean, pg_temp.internal, pg_temp.anycompatible;
 RESET ROLE;
 
 -- still only pg_catalog and public: the members and what they refer to
@@ -405,20 +405,20 @@ RESET ROLE;
 -- what the extension cannot prevent: a role that may create in a schema on
 -- the caller's search_path (here public, the extension's own) can add a
 -- function of the same name with a concrete key type, and calls with that
--- type resolve to it (an exact match beats anyelement wherever it is in
+-- type resolve to it (an exact match beats anycompatible wherever it is in
 -- the path; qualifying the call does not help when both live in one
 -- schema).  Hence: no CREATE on the extension's schema, nor on any schema
 -- in search_path, for roles you do not trust (PostgreSQL 15 revokes CREATE
 -- on public from PUBLIC).
 SET ROLE regress_bloom_mallory;
-CREATE FUNCTION public.bloom_contains(bloom, integer) RETURNS boolean
+CREATE FUNCTION public.bloom_contains(bloom, inet) RETURNS boolean
 LANGUAGE sql AS 'SELECT true';
 SET ROLE regress_bloom_user;
-SELECT bloom_contains(public.bloom_create(10), 42) AS captured_integer_call,
-       public.bloom_contains(public.bloom_create(10), 42) AS captured_qualified_call,
+SELECT bloom_contains(public.bloom_create(10), '10.0.0.1'::inet) AS captured_inet_call,
+       public.bloom_contains(public.bloom_create(10), '10.0.0.1'::inet) AS captured_qualified_call,
        bloom_contains(public.bloom_create(10), 42::bigint) AS bigint_call;
 RESET ROLE;
-DROP FUNCTION public.bloom_contains(bloom, integer);
+DROP FUNCTION public.bloom_contains(bloom, inet);
 
 --
 -- Clean up: the extension as the superuser installed it, the database's
@@ -427,10 +427,10 @@ DROP FUNCTION public.bloom_contains(bloom, integer);
 SET client_min_messages = warning;
 DROP EXTENSION bloomfilter CASCADE;
 RESET client_min_messages;
-DROP FUNCTION hostile.bloom_agg_final(text, anyelement);
+DROP FUNCTION hostile.bloom_agg_final(text, anycompatible);
 DROP FUNCTION hostile.bloom_union(text, text);
 DROP SCHEMA hostile;
-DROP FUNCTION public.bloom_agg_trans(text, anyelement);
+DROP FUNCTION public.bloom_agg_trans(text, anycompatible);
 DROP TYPE public.bytea, public.float8, public.cstring;
 DROP DOMAIN public.bigint;
 REVOKE CREATE ON SCHEMA public FROM regress_bloom_mallory;

@@ -44,7 +44,7 @@ ALTER TABLE stats_secret ENABLE ROW LEVEL SECURITY;
 CREATE POLICY stats_all ON stats_secret FOR SELECT USING (true);
 
 -- bloom_contains is not leakproof, or the check would let it see the values
-SELECT proleakproof FROM pg_proc WHERE oid = 'bloom_contains'::regproc;
+SELECT proleakproof FROM pg_proc WHERE oid = 'bloom_contains(bloom, anycompatible)'::regprocedure;
 
 -- the owner (a superuser here, which bypasses row-level security): the
 -- sampled values are probed

@@ -285,7 +285,7 @@ FROM support_probe p WHERE NOT EXISTS (SELECT 1 FROM support_existing e WHERE e.
 RESET max_parallel_workers_per_gather;
 
 -- the support function is attached to bloom_contains
-SELECT prosupport FROM pg_proc WHERE oid = 'bloom_contains'::regproc;
+SELECT prosupport FROM pg_proc WHERE oid = 'bloom_contains(bloom, anycompatible)'::regprocedure;
 
 DROP TABLE support_probe, support_skew, support_fresh, support_existing;
 DROP FUNCTION support_filter(text);

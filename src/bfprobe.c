@@ -127,22 +127,6 @@ bf_probe_leaf(Relation index, BloomKeyType *kt, Datum key)
 	return bf_probe_hash(index, &meta, bloom_key_hash(kt, key, meta.seed));
 }
 
-/* The key type of argument 1, set up once per call site. */
-static BloomKeyType *
-bf_call_key_type(FunctionCallInfo fcinfo)
-{
-	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
-
-	if (kt == NULL)
-	{
-		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
-		bloom_key_type_init(kt, get_fn_expr_argtype(fcinfo->flinfo, 1),
-							PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
-		fcinfo->flinfo->fn_extra = kt;
-	}
-	return kt;
-}
-
 /*
  * bloom_index_contains(index regclass, key anyelement): false if no row of
  * the index's table (any partition, for a partitioned index) holds the key,
@@ -153,7 +137,7 @@ Datum
 bf_index_contains(PG_FUNCTION_ARGS)
 {
 	Relation	rel = bf_open_index(PG_GETARG_OID(0), true);
-	BloomKeyType *kt = bf_call_key_type(fcinfo);
+	BloomKeyType *kt = bloom_call_key_type(fcinfo, 1);
 	bool		found = false;
 	ListCell   *lc;
 
@@ -191,7 +175,7 @@ bf_index_partitions(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	rel = bf_open_index(PG_GETARG_OID(0), true);
-	kt = bf_call_key_type(fcinfo);
+	kt = bloom_call_key_type(fcinfo, 1);
 	foreach(lc, bf_leaf_indexes(rel))
 	{
 		Relation	leaf = relation_open(lfirst_oid(lc), AccessShareLock);

@@ -23,7 +23,7 @@
 #include "nodes/execnodes.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
-#include "utils/datum.h"
+#include "miscadmin.h"
 #include "utils/syscache.h"
 
 #include "bloom_pg.h"
@@ -52,23 +52,123 @@ row_independent(Node *arg)
 	return !contain_var_clause(arg) && !contain_volatile_functions(arg);
 }
 
-typedef struct SizedCallSearch
+/* An argument of an Aggref or WindowFunc, without its TargetEntry. */
+static Node *
+call_arg(List *args, int i)
 {
-	Oid			finalfn;		/* the final function of our aggregate */
-	int			found;			/* calls with constant capacity and rate */
-	Const	   *capacity;
-	Const	   *rate;
-} SizedCallSearch;
+	Node	   *n = (Node *) list_nth(args, i);
 
-static bool
-same_const(Const *a, Const *b)
-{
-	return a->constisnull == b->constisnull &&
-		(a->constisnull ||
-		 datumIsEqual(a->constvalue, b->constvalue, a->constbyval, a->constlen));
+	return IsA(n, TargetEntry) ? (Node *) ((TargetEntry *) n)->expr : n;
 }
 
-/* Expression walker: calls of our aggregate with constant size arguments. */
+/*
+ * The sizes the calls of one aggregate found so far agree on: set when
+ * exactly one (capacity, rate) pair was seen, and no call's sizes depended
+ * on the rows.
+ */
+typedef struct SizedArgs
+{
+	PlanState  *ps;				/* where the arguments are evaluated */
+	int			found;			/* distinct pairs seen */
+	bool		unknown;		/* a call's sizes depend on the rows */
+	Datum		d[2];
+	bool		isnull[2];
+} SizedArgs;
+
+/*
+ * Add the capacity and rate of one sized call (its argument list of three)
+ * to what is known: evaluated where they do not depend on the rows
+ * (constants, parameters of a generic plan, initplans), else marked unknown.
+ */
+static void
+add_sized_call(SizedArgs *sa, List *args)
+{
+	Datum		d[2];
+	bool		isnull[2];
+
+	for (int i = 0; i < 2; i++)
+	{
+		Node	   *arg = call_arg(args, i + 1);
+		ExprState  *es;
+
+		if (!row_independent(arg))
+		{
+			sa->unknown = true;
+			return;
+		}
+		es = ExecInitExpr((Expr *) arg, sa->ps);
+		d[i] = ExecEvalExprSwitchContext(es, sa->ps->ps_ExprContext, &isnull[i]);
+	}
+	/* capacity is a bigint and rate a float8, both passed by value */
+	if (sa->found == 0 ||
+		sa->isnull[0] != isnull[0] || sa->isnull[1] != isnull[1] ||
+		(!isnull[0] && DatumGetInt64(sa->d[0]) != DatumGetInt64(d[0])) ||
+		(!isnull[1] && DatumGetFloat8(sa->d[1]) != DatumGetFloat8(d[1])))
+		sa->found++;
+	memcpy(sa->d, d, sizeof(d));
+	memcpy(sa->isnull, isnull, sizeof(isnull));
+}
+
+/*
+ * Follow output column attno of a plan node down to the partial Aggrefs of
+ * aggregate aggfnoid that compute it, through nodes that pass columns up
+ * (Gather, Sort, Append: one per partition, SubqueryScan, ...), and add
+ * their sizes.  Returns false where the column does not lead to such calls.
+ */
+static bool
+add_partial_calls(SizedArgs *sa, Plan *plan, AttrNumber attno, Oid aggfnoid)
+{
+	Node	   *expr;
+	Var		   *var;
+	ListCell   *lc;
+
+	check_stack_depth();
+	if (plan == NULL || attno < 1 || attno > list_length(plan->targetlist))
+		return false;
+	expr = (Node *) list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr;
+	if (IsA(expr, Aggref))
+	{
+		Aggref	   *partial = (Aggref *) expr;
+
+		if (partial->aggfnoid != aggfnoid || list_length(partial->args) != 3)
+			return false;
+		add_sized_call(sa, partial->args);
+		return true;
+	}
+	if (!IsA(expr, Var))
+		return false;
+	var = (Var *) expr;
+	if (IsA(plan, Append) || IsA(plan, MergeAppend))
+	{
+		List	   *children = IsA(plan, Append) ?
+			((Append *) plan)->appendplans : ((MergeAppend *) plan)->mergeplans;
+
+		if (var->varno != OUTER_VAR || children == NIL)
+			return false;
+		foreach(lc, children)
+			if (!add_partial_calls(sa, (Plan *) lfirst(lc), var->varattno, aggfnoid))
+				return false;
+		return true;
+	}
+	if (IsA(plan, SubqueryScan) &&
+		var->varno == ((SubqueryScan *) plan)->scan.scanrelid)
+		return add_partial_calls(sa, ((SubqueryScan *) plan)->subplan,
+								 var->varattno, aggfnoid);
+	if (var->varno == OUTER_VAR)
+		return add_partial_calls(sa, outerPlan(plan), var->varattno, aggfnoid);
+	return false;
+}
+
+/*
+ * Expression walker: the sized calls of the aggregate whose final function is
+ * finalfn, with sizes that do not depend on the rows.
+ */
+typedef struct SizedCallSearch
+{
+	Oid			finalfn;
+	SizedArgs  *sa;
+} SizedCallSearch;
+
 static bool
 find_sized_calls(Node *node, void *context)
 {
@@ -91,25 +191,14 @@ find_sized_calls(Node *node, void *context)
 	if (OidIsValid(aggoid) && list_length(args) == 3)
 	{
 		HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggoid));
-		Node	   *c = (Node *) list_nth(args, 1);
-		Node	   *r = (Node *) list_nth(args, 2);
 
-		if (IsA(c, TargetEntry))
-			c = (Node *) ((TargetEntry *) c)->expr;
-		if (IsA(r, TargetEntry))
-			r = (Node *) ((TargetEntry *) r)->expr;
 		if (HeapTupleIsValid(tup))
 		{
+			/* (calls whose sizes depend on the rows are not this one) */
 			if (((Form_pg_aggregate) GETSTRUCT(tup))->aggfinalfn == cx->finalfn &&
-				IsA(c, Const) && IsA(r, Const))
-			{
-				if (cx->found == 0 ||
-					!same_const(cx->capacity, (Const *) c) ||
-					!same_const(cx->rate, (Const *) r))
-					cx->found++;
-				cx->capacity = (Const *) c;
-				cx->rate = (Const *) r;
-			}
+				row_independent(call_arg(args, 1)) &&
+				row_independent(call_arg(args, 2)))
+				add_sized_call(cx->sa, args);
 			ReleaseSysCache(tup);
 		}
 	}
@@ -123,6 +212,7 @@ find_sized_calls_in_plan(Plan *plan, SizedCallSearch *cx)
 
 	if (plan == NULL)
 		return;
+	check_stack_depth();
 	find_sized_calls((Node *) plan->targetlist, cx);
 	find_sized_calls((Node *) plan->qual, cx);
 	find_sized_calls_in_plan(plan->lefttree, cx);
@@ -139,12 +229,14 @@ find_sized_calls_in_plan(Plan *plan, SizedCallSearch *cx)
 
 /*
  * The capacity and rate of a sized bloom_agg call that saw no rows at all,
- * for the empty filter it must still return.  They come from the call's own
- * arguments when those do not depend on the rows (constants, parameters).
- * Where this node only finalizes partial states (parallel or partitionwise
- * plans), or runs the aggregate over a window frame, the arguments at hand
- * are not the caller's; then the calls of this aggregate in the plan below
- * are searched, and used if they all have the same constant arguments.
+ * for the empty filter it must still return, as the serial plan returns it.
+ * They come from the call's own arguments when those do not depend on the
+ * rows (constants, parameters, initplans).  Where this node only finalizes
+ * partial states (parallel or partitionwise plans), its Aggref has a single
+ * argument, the partial states' column: that column is followed down to the
+ * partial Aggrefs of the same call, whose arguments are used if they agree.
+ * Over a window frame, the calls of this aggregate in the plan are used if
+ * they all agree.  false: the size depends on the rows, or cannot be found.
  */
 bool
 bloom_agg_sized_args_without_rows(FunctionCallInfo fcinfo, int64 *capacity,
@@ -152,40 +244,38 @@ bloom_agg_sized_args_without_rows(FunctionCallInfo fcinfo, int64 *capacity,
 {
 	Aggref	   *aggref = AggGetAggref(fcinfo);
 	PlanState  *ps = (PlanState *) fcinfo->context;
-	Datum		d[2];
-	bool		isnull[2];
+	SizedArgs	sa = {0};
 
-	if (ps == NULL)
+	/* called through a wrapper (Citus): the Aggref and plan are not ours */
+	if (ps == NULL || fcinfo->flinfo->fn_expr == NULL)
 		return false;
-	if (aggref != NULL && IsA(ps, AggState) && list_length(aggref->args) == 3 &&
-		row_independent((Node *) list_nth_node(TargetEntry, aggref->args, 1)->expr) &&
-		row_independent((Node *) list_nth_node(TargetEntry, aggref->args, 2)->expr))
+	sa.ps = ps;
+	if (aggref != NULL && IsA(ps, AggState) && list_length(aggref->args) == 3)
+		add_sized_call(&sa, aggref->args);
+	else if (aggref != NULL && IsA(ps, AggState) &&
+			 DO_AGGSPLIT_COMBINE(aggref->aggsplit) &&
+			 list_length(aggref->args) == 1)
 	{
-		for (int i = 0; i < 2; i++)
-		{
-			Expr	   *e = list_nth_node(TargetEntry, aggref->args, i + 1)->expr;
-			ExprState  *es = ExecInitExpr(e, ps);
+		Node	   *arg = call_arg(aggref->args, 0);
 
-			d[i] = ExecEvalExprSwitchContext(es, ps->ps_ExprContext, &isnull[i]);
-		}
+		if (!IsA(arg, Var) || ((Var *) arg)->varno != OUTER_VAR ||
+			!add_partial_calls(&sa, outerPlan(ps->plan), ((Var *) arg)->varattno,
+							   aggref->aggfnoid))
+			return false;
 	}
 	else
 	{
-		SizedCallSearch cx = {fcinfo->flinfo->fn_oid, 0, NULL, NULL};
+		SizedCallSearch cx = {fcinfo->flinfo->fn_oid, &sa};
 
 		find_sized_calls_in_plan(ps->plan, &cx);
-		if (cx.found != 1)
-			return false;
-		d[0] = cx.capacity->constvalue;
-		isnull[0] = cx.capacity->constisnull;
-		d[1] = cx.rate->constvalue;
-		isnull[1] = cx.rate->constisnull;
 	}
-	if (isnull[0] || isnull[1])
+	if (sa.unknown || sa.found != 1)
+		return false;
+	if (sa.isnull[0] || sa.isnull[1])
 		ereport(ERROR,
 				errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				errmsg("bloom_agg capacity and false-positive rate must not be null"));
-	*capacity = DatumGetInt64(d[0]);
-	*rate = DatumGetFloat8(d[1]);
+	*capacity = DatumGetInt64(sa.d[0]);
+	*rate = DatumGetFloat8(sa.d[1]);
 	return true;
 }

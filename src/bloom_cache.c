@@ -2,8 +2,9 @@
  *
  * bloom_cache.c
  *	  The per-call-site cache of stored filters behind bloom_contains: the
- *	  detoasted copies keyed by their TOAST identity, and the sliced probes
- *	  of a large filter before it is read whole.
+ *	  detoasted copies keyed by their TOAST identity, the sliced probes of a
+ *	  large filter before it is read whole, and the decompressed copies of
+ *	  filters compressed in their rows, keyed by their compressed bytes.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -42,6 +43,9 @@
  * one 64-byte block per probe, each a TOAST index lookup.  Once the slices
  * have cost about as much as reading the whole value would have, the value
  * is read and kept.  The total is at most about twice the better of the two.
+ * A sliced entry counts for nothing against the budget until it is read
+ * whole, and is read only within the budget: a filter larger than the whole
+ * budget stays sliced.
  */
 #define CACHE_MIN_SLOTS	64		/* power of two; at most half are used */
 #define CACHE_MAX_SLOTS	65536	/* so at most 32768 filters at once */
@@ -52,6 +56,24 @@ int			bloom_cache_budget_kb = 256 * 1024;
 #define SLICE_MIN_SIZE	(64 * 1024) /* smaller values are read whole */
 #define SLICE_BYTES_PER_PROBE	(16 * 1024) /* a slice costs a read of this */
 
+/*
+ * A filter stored compressed in its row (storage main) has no TOAST
+ * identity, and its datum's address is no identity either: the same address
+ * holds another row's value after the next page is read.  What identifies it
+ * is its compressed bytes, so a few of them are kept beside their
+ * decompressed copies, and a value is looked up by comparing its bytes whole
+ * (a compressed filter in a row is at most a few kB, far cheaper to compare
+ * than to decompress; no hash, so no collision can answer with another
+ * filter's bits).
+ */
+#define CACHE_INLINE_SLOTS	8
+
+typedef struct InlineCopy
+{
+	struct varlena *packed;		/* the compressed value, NULL: free */
+	bytea	   *filter;			/* its decompressed copy */
+} InlineCopy;
+
 struct BloomCache
 {
 	MemoryContext mcxt;			/* holds this and the table (fn_mcxt) */
@@ -61,6 +83,9 @@ struct BloomCache
 	BloomCachedFilter *last;	/* the most recent hit, checked first */
 	BloomCachedFilter *slots;	/* nslots entries, in mcxt */
 	int			nslots;
+	InlineCopy	inl[CACHE_INLINE_SLOTS];	/* copies in cxt */
+	int			inl_last;		/* the most recent hit, checked first */
+	int			inl_next;		/* the slot to fill next */
 };
 
 static BloomCachedFilter *
@@ -79,9 +104,25 @@ cache_slot(BloomCachedFilter *slots, int nslots, Oid toastrelid, Oid valueid)
 	}
 }
 
+/* Drop every filter of the cache: their copies and their entries. */
+static void
+cache_reset(BloomCache *c)
+{
+	ereport(DEBUG1,
+			errmsg_internal("bloom_contains cache dropped %d stored filters (%zu kB of copies)",
+							c->nentries, c->used / 1024));
+	MemoryContextReset(c->cxt);
+	memset(c->slots, 0, c->nslots * sizeof(BloomCachedFilter));
+	memset(c->inl, 0, sizeof(c->inl));
+	c->used = 0;
+	c->nentries = 0;
+	c->last = NULL;
+}
+
 /*
- * Make room for one more entry: double the table while it may grow, else
- * (or when the copies would outgrow the budget) empty the cache.
+ * Make room for one more entry that will hold size bytes: double the table
+ * while it may grow, else (or when the copies would outgrow the budget)
+ * empty the cache.
  */
 static void
 cache_make_room(BloomCache *c, Size size)
@@ -100,12 +141,7 @@ cache_make_room(BloomCache *c, Size size)
 		c->nslots = nslots;
 	}
 	if (c->nentries + 1 > c->nslots / 2 || c->used + size > CACHE_BUDGET)
-	{
-		MemoryContextReset(c->cxt);
-		memset(c->slots, 0, c->nslots * sizeof(BloomCachedFilter));
-		c->used = 0;
-		c->nentries = 0;
-	}
+		cache_reset(c);
 	c->last = NULL;
 }
 
@@ -162,6 +198,17 @@ alloc_mapped(MemoryContext cxt, Size size)
 }
 #endif
 
+/* The memory a copy of a filter of size bytes takes, as cache_load places it. */
+static Size
+copy_charge(Size size)
+{
+#ifdef MADV_HUGEPAGE
+	if (size >= HUGE_MIN_SIZE)
+		return TYPEALIGN(HUGE_PAGE, size) + HUGE_PAGE;
+#endif
+	return size + BLOOM_BLOCK_BYTES;
+}
+
 /* Read a stored filter whole into the cache entry. */
 static void
 cache_load(BloomCache *c, BloomCachedFilter *e, struct varlena *ptr)
@@ -187,7 +234,7 @@ cache_load(BloomCache *c, BloomCachedFilter *e, struct varlena *ptr)
 	pfree(detoasted);
 	bloom_open(copy, &e->f);
 	e->loaded = true;
-	c->used += size + BLOOM_BLOCK_BYTES;
+	c->used += copy_charge(size);
 }
 
 /*
@@ -201,7 +248,9 @@ bloom_cache_get(BloomCache *c, struct varlena *ptr)
 	struct varatt_external toast;
 	BloomCachedFilter *e;
 	Size		rawsize,
-				extsize;
+				extsize,
+				charge;
+	bool		sliced;
 
 	VARATT_EXTERNAL_GET_POINTER(toast, ptr);
 	if (c->last && c->last->valueid == toast.va_valueid &&
@@ -218,14 +267,17 @@ bloom_cache_get(BloomCache *c, struct varlena *ptr)
 #else
 	extsize = toast.va_extsize;
 #endif
-	if (c->nentries + 1 > c->nslots / 2 || c->used + rawsize > CACHE_BUDGET)
+	sliced = rawsize >= SLICE_MIN_SIZE && extsize == rawsize - VARHDRSZ;
+	/* a sliced entry holds no copy until it is loaded (and budgeted then) */
+	charge = sliced ? 0 : copy_charge(rawsize);
+	if (c->nentries + 1 > c->nslots / 2 || c->used + charge > CACHE_BUDGET)
 	{
-		cache_make_room(c, rawsize);
+		cache_make_room(c, charge);
 		e = cache_slot(c->slots, c->nslots, toast.va_toastrelid, toast.va_valueid);
 	}
 	memset(e, 0, sizeof(*e));
 
-	if (rawsize >= SLICE_MIN_SIZE && extsize == rawsize - VARHDRSZ)
+	if (sliced)
 	{
 		struct varlena *hdr = detoast_attr_slice(ptr, 0, BLOOM_HEADER_SIZE);
 		BloomError	err = BLOOM_ERR_TRUNCATED;
@@ -273,19 +325,90 @@ sliced_test(const BloomFilter *f, struct varlena *ptr, uint64 h)
 /*
  * Test a hash against a stored filter that is not loaded yet: by a slice
  * while slices are cheaper than reading it whole, else after loading it.
+ * Loading goes through the budget like any other copy: a filter that would
+ * take the copies over it empties the cache first (and keeps its own entry),
+ * and one larger than the whole budget is never loaded, only sliced.
  */
 bool
 bloom_cache_test_unloaded(BloomCache *c, BloomCachedFilter *e,
 						  struct varlena *ptr, uint64 h)
 {
+	struct varatt_external toast;
+	Size		size;
+
 	Assert(!e->loaded);
 	if (e->slices_left > 0)
 	{
 		e->slices_left--;
 		return sliced_test(&e->f, ptr, h);
 	}
+	VARATT_EXTERNAL_GET_POINTER(toast, ptr);
+	size = copy_charge(toast.va_rawsize);
+	if (size > CACHE_BUDGET)
+		return sliced_test(&e->f, ptr, h);
+	if (c->used + size > CACHE_BUDGET)
+	{
+		BloomCachedFilter keep = *e;
+
+		cache_reset(c);
+		e = cache_slot(c->slots, c->nslots, keep.toastrelid, keep.valueid);
+		*e = keep;
+		c->nentries = 1;
+		c->last = e;
+	}
 	cache_load(c, e, ptr);
 	return bloom_test_hash(e->f.bits, e->f.nblocks, e->f.nhashes, h);
+}
+
+/*
+ * The decompressed filter of a value compressed in its row, from the cache
+ * when the same compressed bytes came before.  Within the budget like the
+ * other copies; one larger than the whole budget is decompressed and not kept.
+ */
+bytea *
+bloom_cache_get_inline(BloomCache *c, struct varlena *packed)
+{
+	Size		len = VARSIZE_ANY(packed);
+	struct varlena *detoasted;
+	Size		charge;
+	InlineCopy *slot;
+
+	for (int n = 0; n < CACHE_INLINE_SLOTS; n++)
+	{
+		int			i = (c->inl_last + n) % CACHE_INLINE_SLOTS;
+		InlineCopy *ic = &c->inl[i];
+
+		if (ic->packed != NULL && VARSIZE_ANY(ic->packed) == len &&
+			memcmp(ic->packed, packed, len) == 0)
+		{
+			c->inl_last = i;
+			return ic->filter;
+		}
+	}
+
+	detoasted = detoast_attr(packed);
+	charge = len + VARSIZE(detoasted);
+	if (charge > CACHE_BUDGET)
+		return (bytea *) detoasted;
+	if (c->used + charge > CACHE_BUDGET)
+		cache_reset(c);
+	slot = &c->inl[c->inl_next];
+	if (slot->packed != NULL)
+	{
+		/* the slot's old copies are freed, not left until the next reset */
+		c->used -= VARSIZE_ANY(slot->packed) + VARSIZE(slot->filter);
+		pfree(slot->packed);
+		pfree(slot->filter);
+	}
+	slot->packed = MemoryContextAlloc(c->cxt, len);
+	memcpy(slot->packed, packed, len);
+	slot->filter = MemoryContextAllocHuge(c->cxt, VARSIZE(detoasted));
+	memcpy(slot->filter, detoasted, VARSIZE(detoasted));
+	pfree(detoasted);
+	c->used += charge;
+	c->inl_last = c->inl_next;
+	c->inl_next = (c->inl_next + 1) % CACHE_INLINE_SLOTS;
+	return slot->filter;
 }
 
 /* An empty cache in mcxt (the call site's fn_mcxt), for bloom_cache_get. */

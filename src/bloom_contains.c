@@ -32,13 +32,16 @@ typedef struct ContainsCache
 
 /*
  * bloom_contains for a filter that is not a stored TOAST value: in line in
- * its row (small), or already in memory.  Kept out of bloom_contains so that
+ * its row, or already in memory.  A value compressed in its row is
+ * decompressed once, through the cache.  Kept out of bloom_contains so that
  * the hot path stays small.
  */
 static pg_noinline bool
-contains_unstored(FunctionCallInfo fcinfo, ContainsCache *c)
+contains_unstored(FunctionCallInfo fcinfo, ContainsCache *c,
+				  struct varlena *raw)
 {
-	bytea	   *v = PG_GETARG_BLOOM_P(0);
+	bytea	   *v = VARATT_IS_COMPRESSED(raw) ?
+		bloom_cache_get_inline(c->cache, raw) : PG_GETARG_BLOOM_P(0);
 	BloomFilter *f = &c->unstored;
 
 	/*
@@ -80,9 +83,9 @@ contains_setup(FunctionCallInfo fcinfo)
 /*
  * Is the key possibly in the filter?  false means surely absent.
  */
-PG_FUNCTION_INFO_V1(bloom_contains);
+PG_FUNCTION_INFO_V1(bf_contains);
 Datum
-bloom_contains(PG_FUNCTION_ARGS)
+bf_contains(PG_FUNCTION_ARGS)
 {
 	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(0);
 	ContainsCache *c = (ContainsCache *) fcinfo->flinfo->fn_extra;
@@ -93,7 +96,7 @@ bloom_contains(PG_FUNCTION_ARGS)
 		c = contains_setup(fcinfo);
 
 	if (!VARATT_IS_EXTERNAL_ONDISK(raw))
-		PG_RETURN_BOOL(contains_unstored(fcinfo, c));
+		PG_RETURN_BOOL(contains_unstored(fcinfo, c, raw));
 
 	e = bloom_cache_get(c->cache, raw);
 	if (unlikely(!e->family_ok))

@@ -27,6 +27,22 @@
 #if PG_VERSION_NUM >= 160000
 #include "nodes/miscnodes.h"
 #include "varatt.h"			/* split out of postgres.h in 16 */
+#else
+/*
+ * The module is built with -fvisibility=hidden (see the Makefile), so the
+ * fmgr functions must be exported explicitly, as 16's fmgr.h does.
+ */
+#undef PG_FUNCTION_INFO_V1
+#define PG_FUNCTION_INFO_V1(funcname) \
+extern PGDLLEXPORT Datum funcname(PG_FUNCTION_ARGS); \
+extern PGDLLEXPORT const Pg_finfo_record * CppConcat(pg_finfo_,funcname)(void); \
+const Pg_finfo_record * \
+CppConcat(pg_finfo_,funcname) (void) \
+{ \
+	static const Pg_finfo_record my_finfo = { 1 }; \
+	return &my_finfo; \
+} \
+extern int no_such_variable
 #endif
 
 #include "bloom.h"
@@ -79,6 +95,7 @@ typedef struct BloomKeyType
 	Oid			typid;			/* the type as passed, 0 = not set up */
 	Oid			collid;
 	BloomKeyKind kind;
+	bool		utf8;			/* the database encoding is UTF-8 */
 	char		family[BLOOM_FAMILY_LEN];
 	FmgrInfo	hashfn;			/* KEY_GENERIC only */
 } BloomKeyType;
@@ -88,6 +105,8 @@ extern void bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collid,
 								MemoryContext mcxt);
 extern bool bloom_key_type_try_init(BloomKeyType *kt, Oid typid, Oid collid,
 									MemoryContext mcxt);
+extern Oid	bloom_call_arg_type(FunctionCallInfo fcinfo, int argno);
+extern int	bloom_call_nargs(FunctionCallInfo fcinfo);
 extern BloomKeyType *bloom_arg_key_type(FunctionCallInfo fcinfo, int argno,
 										BloomKeyType *kt);
 extern BloomKeyType *bloom_call_key_type(FunctionCallInfo fcinfo, int argno);
@@ -112,8 +131,8 @@ extern TupleDesc bloom_result_tupdesc(FunctionCallInfo fcinfo);
 
 /*
  * bloom_cache.c: the per-call-site cache of stored filters (bloom_contains).
- * An entry stays valid until the next bloom_cache_get or
- * bloom_cache_test_unloaded on the same cache.
+ * An entry (or a filter from bloom_cache_get_inline) stays valid until the
+ * next call of any of these on the same cache.
  */
 typedef struct BloomCachedFilter
 {
@@ -132,6 +151,7 @@ extern BloomCache *bloom_cache_create(MemoryContext mcxt);
 extern BloomCachedFilter *bloom_cache_get(BloomCache *c, struct varlena *ptr);
 extern bool bloom_cache_test_unloaded(BloomCache *c, BloomCachedFilter *e,
 									  struct varlena *ptr, uint64 h);
+extern bytea *bloom_cache_get_inline(BloomCache *c, struct varlena *packed);
 
 /* bloom_agg.c (shared with bloom_setops.c's aggregates) */
 extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo,

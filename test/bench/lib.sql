@@ -32,7 +32,21 @@ CREATE TABLE bench.runs (
     round        int NOT NULL,
     ms           float8,
     workers      int,
-    result       text
+    result       text,
+    settings     text,              -- what differed from the session's settings
+    plan         text               -- node types, depth first
+);
+
+-- Candidate plans of a baseline (bench.fastest): the settings tried, and
+-- what each gave.
+CREATE TABLE bench.candidates (
+    ord          serial,
+    what         text NOT NULL,
+    label        text NOT NULL,
+    settings     text[] NOT NULL,
+    ms           float8[] NOT NULL DEFAULT '{}',
+    plan         text,
+    used         text
 );
 
 -- Values that are not times (space, accuracy), one per variant.
@@ -96,7 +110,8 @@ LANGUAGE sql AS $$
 $$;
 
 -- Apply settings given as a flat name, value, name, value... array, for the
--- rest of the transaction.
+-- rest of the transaction (bench.measure commits after every variant, so
+-- they end with it).
 CREATE FUNCTION bench.apply(settings text[]) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -106,9 +121,28 @@ BEGIN
 END
 $$;
 
+-- The settings of this session as a jsonb object, name -> value.
+CREATE FUNCTION bench.settings_now() RETURNS jsonb
+LANGUAGE sql STABLE AS $$
+    SELECT jsonb_object_agg(name, current_setting(name)) FROM pg_settings
+$$;
+
+-- The settings that differ from "base" (a bench.settings_now() taken before
+-- any variant applied its own), as 'name=value, ...': what a run really ran
+-- with, recorded with its time so that the report shows nothing leaked.
+CREATE FUNCTION bench.settings_diff(base jsonb) RETURNS text
+LANGUAGE sql STABLE AS $$
+    SELECT coalesce(string_agg(format('%s=%s', name, current_setting(name)), ', ' ORDER BY name), '(none)')
+    FROM pg_settings
+    WHERE current_setting(name) IS DISTINCT FROM base ->> name
+      AND name NOT IN ('transaction_isolation', 'transaction_read_only',
+                       'transaction_deferrable', 'in_hot_standby')
+$$;
+
 -- Execution time of one run of a query, timed by EXPLAIN (ANALYZE, TIMING
--- OFF): no per-row clock reads, and no result transfer to the client.
-CREATE FUNCTION bench.explain(q text, OUT ms float8, OUT workers int)
+-- OFF): no per-row clock reads, and no result transfer to the client.  Also
+-- the plan's shape: its node types, depth first ("Hash Anti Join > ...").
+CREATE FUNCTION bench.explain(q text, OUT ms float8, OUT workers int, OUT plan text)
 LANGUAGE plpgsql AS $$
 DECLARE
     j jsonb;
@@ -117,6 +151,12 @@ BEGIN
     ms := (j -> 0 ->> 'Execution Time')::float8;
     SELECT sum(w::text::int) INTO workers
     FROM jsonb_path_query(j, 'strict $.**."Workers Launched"') AS w;
+    SELECT string_agg(concat_ws(' ', n ->> 'Node Type',
+                                CASE WHEN n ->> 'Join Type' NOT IN ('Inner') THEN '(' || (n ->> 'Join Type') || ')' END),
+                      ' > ' ORDER BY o)
+    INTO plan
+    FROM jsonb_path_query(j -> 0 -> 'Plan', 'strict $.** ? (exists (@."Node Type"))')
+         WITH ORDINALITY AS t(n, o);
 END
 $$;
 
@@ -131,9 +171,22 @@ $$;
 -- Run a workload: a warm-up of each query (its result kept), then "runs"
 -- rounds that time ours and the baseline alternately, switching which goes
 -- first each round.  "settings" apply to both, then ours_settings or
--- base_settings to that variant alone.  Returns a progress line.
+-- base_settings to that variant alone.
 --
-CREATE FUNCTION bench.measure(
+-- Every variant runs in a transaction of its own: the procedure commits
+-- after each, which ends the set_config(..., true) of that variant, so
+-- nothing one variant sets reaches the next.  Each run records the settings
+-- it ran with (those that differ from the session's); a setting that
+-- neither the workload nor the variant asked for is an error.
+--
+-- ours_check / base_check: a query whose result is kept at the warm-up
+-- instead of the timed query's (e.g. a filter's bytes, where the timed query
+-- returns only its length), run with the same settings.
+--
+-- Call it as CALL bench.measure(...), outside a transaction block (so that
+-- it may commit); the progress line comes back in "line".
+--
+CREATE PROCEDURE bench.measure(
     workload text, target text, max_ratio float8,
     ours text, baseline text,
     settings text[] DEFAULT '{}',
@@ -143,40 +196,99 @@ CREATE FUNCTION bench.measure(
     speedup bool DEFAULT false,
     same_result bool DEFAULT false,
     nrows bigint DEFAULT NULL,
-    filter text DEFAULT NULL)
-RETURNS text
+    filter text DEFAULT NULL,
+    ours_check text DEFAULT NULL,
+    base_check text DEFAULT NULL,
+    INOUT line text DEFAULT NULL)
 LANGUAGE plpgsql AS $$
 DECLARE
     r text;
     e record;
     v text;
+    base_cfg jsonb := bench.settings_now();
+    asked text[];
+    used text;
+    stray text;
+    order_ text[];
 BEGIN
     INSERT INTO bench.workloads (workload, max_ratio, target, speedup, same_result, nrows, filter)
     VALUES (workload, max_ratio, target, speedup, same_result, nrows, filter);
+    COMMIT;
 
-    FOREACH v IN ARRAY ARRAY['ours', 'baseline'] LOOP
-        PERFORM bench.apply(settings);
-        PERFORM bench.apply(CASE v WHEN 'ours' THEN ours_settings ELSE base_settings END);
-        EXECUTE CASE v WHEN 'ours' THEN ours ELSE baseline END INTO r;
-        INSERT INTO bench.runs VALUES (workload, v, 0, NULL, NULL, r);
-    END LOOP;
-
-    FOR i IN 1 .. runs LOOP
-        FOREACH v IN ARRAY CASE WHEN i % 2 = 1 THEN ARRAY['ours', 'baseline']
-                                ELSE ARRAY['baseline', 'ours'] END LOOP
-            PERFORM bench.apply(settings);
-            PERFORM bench.apply(CASE v WHEN 'ours' THEN ours_settings ELSE base_settings END);
-            e := bench.explain(CASE v WHEN 'ours' THEN ours ELSE baseline END);
-            INSERT INTO bench.runs VALUES (workload, v, i, e.ms, e.workers, NULL);
+    FOR i IN 0 .. runs LOOP
+        order_ := CASE WHEN i % 2 = 0 THEN ARRAY['ours', 'baseline'] ELSE ARRAY['baseline', 'ours'] END;
+        IF i = 0 THEN
+            order_ := ARRAY['ours', 'baseline'];
+        END IF;
+        FOREACH v IN ARRAY order_ LOOP
+            asked := settings || CASE v WHEN 'ours' THEN ours_settings ELSE base_settings END;
+            PERFORM bench.apply(asked);
+            used := bench.settings_diff(base_cfg);
+            SELECT string_agg(name, ', ') INTO stray
+            FROM pg_settings
+            WHERE current_setting(name) IS DISTINCT FROM base_cfg ->> name
+              AND name NOT IN ('transaction_isolation', 'transaction_read_only',
+                               'transaction_deferrable', 'in_hot_standby')
+              AND NOT name = ANY (SELECT asked[k] FROM generate_subscripts(asked, 1) AS k WHERE k % 2 = 1);
+            IF stray IS NOT NULL THEN
+                RAISE EXCEPTION 'bench.measure: % (%) runs with settings it did not ask for: %',
+                    workload, v, stray;
+            END IF;
+            IF i = 0 THEN
+                EXECUTE coalesce(CASE v WHEN 'ours' THEN ours_check ELSE base_check END,
+                                 CASE v WHEN 'ours' THEN ours ELSE baseline END) INTO r;
+                INSERT INTO bench.runs VALUES (workload, v, 0, NULL, NULL, r, used, NULL);
+            ELSE
+                e := bench.explain(CASE v WHEN 'ours' THEN ours ELSE baseline END);
+                INSERT INTO bench.runs VALUES (workload, v, i, e.ms, e.workers, NULL, used, e.plan);
+            END IF;
+            COMMIT;
         END LOOP;
     END LOOP;
 
-    RETURN format('%s: ours %s ms, baseline %s ms, ratio %s',
-                  workload,
-                  round(bench.median(workload, 'ours')::numeric, 1),
-                  round(bench.median(workload, 'baseline')::numeric, 1),
-                  round((bench.median(workload, 'ours') /
-                         nullif(bench.median(workload, 'baseline'), 0))::numeric, 3));
+    line := format('%s: ours %s ms, baseline %s ms, ratio %s',
+                   workload,
+                   round(bench.median(workload, 'ours')::numeric, 1),
+                   round(bench.median(workload, 'baseline')::numeric, 1),
+                   round((bench.median(workload, 'ours') /
+                          nullif(bench.median(workload, 'baseline'), 0))::numeric, 3));
+END
+$$;
+
+--
+-- The fastest plain plan of a query: time it under each candidate's
+-- settings (a warm-up, then "runs" rounds, each run in a transaction of its
+-- own, candidates in turn), record every candidate's median and plan in
+-- bench.candidates, and return the settings of the fastest.
+--
+CREATE PROCEDURE bench.fastest(
+    what text, q text, runs int,
+    INOUT best text[] DEFAULT NULL)
+LANGUAGE plpgsql AS $$
+DECLARE
+    c record;
+    e record;
+    base_cfg jsonb := bench.settings_now();
+BEGIN
+    FOR c IN SELECT * FROM bench.candidates WHERE candidates.what = fastest.what ORDER BY ord LOOP
+        PERFORM bench.apply(c.settings);
+        EXECUTE q;
+        COMMIT;
+    END LOOP;
+    FOR i IN 1 .. runs LOOP
+        FOR c IN SELECT * FROM bench.candidates WHERE candidates.what = fastest.what ORDER BY ord LOOP
+            PERFORM bench.apply(c.settings);
+            e := bench.explain(q);
+            UPDATE bench.candidates SET ms = ms || e.ms, plan = e.plan,
+                   used = bench.settings_diff(base_cfg)
+            WHERE ord = c.ord;
+            COMMIT;
+        END LOOP;
+    END LOOP;
+    SELECT settings INTO best FROM bench.candidates
+    WHERE candidates.what = fastest.what
+    ORDER BY (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(ms) AS x)
+    LIMIT 1;
 END
 $$;
 

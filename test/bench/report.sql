@@ -40,7 +40,14 @@ SELECT format('| %s%s%s | %s | %s | %s | %s | %s |',
     workload,
     CASE WHEN workers > 0 THEN format(' [%s workers launched]', workers) ELSE '' END,
     CASE WHEN same_result AND ours_result IS NOT NULL AND workload LIKE 'anti-join%'
-         THEN format(' [result %s / %s]', ours_result, base_result) ELSE '' END,
+         THEN format(' [result %s / %s]', ours_result, base_result)
+         WHEN same_result AND ours_result IS NOT NULL AND ours_result LIKE '\\x%'
+         THEN format(' [filters %s: %s and %s bytes]',
+                     CASE WHEN ours_result = base_result THEN 'equal byte for byte'
+                          ELSE 'DIFFERENT' END,
+                     to_char((length(ours_result) - 2) / 2, 'FM999,999,999'),
+                     to_char((length(base_result) - 2) / 2, 'FM999,999,999'))
+         ELSE '' END,
     coalesce(ours_display, pg_temp.fmt(ours)),
     coalesce(base_display, pg_temp.fmt(base)),
     CASE WHEN ours IS NULL OR base IS NULL OR base = 0 THEN 'n/a'
@@ -88,6 +95,35 @@ SELECT format('| %s | %s | %s | %s | %s |', what,
               round((shmem_kb + file_kb) / 1024.0, 1),
               round((hwm_kb - shmem_kb - file_kb) / 1024.0, 1))
 FROM bench.mem ORDER BY ord;
+
+SELECT '';
+SELECT '### Anti-join baseline: the plain NOT EXISTS under each candidate setting (the fastest is the baseline above)';
+SELECT '';
+SELECT '| candidate | median ms | runs (ms) | plan | settings in effect |';
+SELECT '|---|---:|---|---|---|';
+SELECT format('| %s%s | %s | %s | %s | %s |', label,
+    CASE WHEN rank() OVER (PARTITION BY what ORDER BY med) = 1 THEN ' **(fastest)**' ELSE '' END,
+    pg_temp.fmt(med),
+    (SELECT string_agg(pg_temp.fmt(x), ', ') FROM unnest(ms) AS x),
+    plan, used)
+FROM (SELECT c.*, (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(c.ms) AS x) AS med
+      FROM bench.candidates c) AS c
+ORDER BY what, ord;
+
+SELECT '';
+SELECT '### Settings and plan of each variant';
+SELECT '';
+SELECT 'Each variant runs in a transaction of its own; "settings" lists every setting that differed from the session''s when it ran (over all its rounds: one line means every round ran with the same). A setting a variant did not ask for stops the run.';
+SELECT '';
+SELECT '| workload | variant | settings | plan |';
+SELECT '|---|---|---|---|';
+SELECT format('| %s | %s | %s | %s |', w.workload, v.variant,
+    (SELECT string_agg(DISTINCT coalesce(r.settings, '?'), ' / ') FROM bench.runs r
+     WHERE r.workload = w.workload AND r.variant = v.variant),
+    coalesce((SELECT string_agg(DISTINCT r.plan, ' / ') FROM bench.runs r
+              WHERE r.workload = w.workload AND r.variant = v.variant AND r.round > 0), ''))
+FROM bench.workloads w CROSS JOIN (VALUES (1, 'ours'), (2, 'baseline')) AS v(o, variant)
+WHERE w.unit = 'ms' ORDER BY w.ord, v.o;
 
 SELECT '';
 SELECT '### Every timed run (ms; warm-up not shown)';

@@ -4,9 +4,10 @@
 #
 #   bash test/bench/run.sh [--scale small|default|full] [--out FILE] [--no-build]
 #
-# Builds and installs the extension (test/deps.sh, make, make install; skip
-# with --no-build), runs the core microbenchmark (test/bench/micro.c), then
-# starts a throwaway cluster with pg_virtualenv, makes the data once, runs
+# Builds and installs the extension (test/deps.sh, make, make install, in a
+# copy of the tree; skip with --no-build), runs the core microbenchmark
+# (test/bench/micro.c), then initdb's and starts a throwaway cluster with the
+# binaries of PG_CONFIG (its own port and socket), makes the data once, runs
 # every workload (ours and its baseline alternately, a warm-up and then at
 # least 3 timed rounds), and prints Markdown tables of medians and ratios on
 # stdout (progress goes to stderr). --out FILE also writes them to FILE.
@@ -17,8 +18,12 @@
 #   --scale full      the sizes of the issue: 10M probe rows, pgbench 20 s,
 #                     5 rounds; about 11 minutes (~4 GB RAM, ~4 GB disk)
 #
-# Needs root (packages, make install, reading the backend's /proc entry
-# through pg_read_file as the cluster's superuser). Environment: PG_CONFIG.
+# Needs root (packages, make install, a cluster run as user postgres, reading
+# the backend's /proc entry through pg_read_file as its superuser).
+# Environment: PG_CONFIG (default pg_config: the distribution's server;
+# installing into a server under /usr takes /tmp/bloomfilter-pgNN.lock).
+# Another server: PG_CONFIG=/path/pg-18/bin/pg_config (e.g. one unpacked by
+# test/matrix.sh --keep).
 # Not part of test/run-tests.sh: timings are reported, never asserted.
 
 set -euo pipefail
@@ -38,7 +43,7 @@ while [ $# -gt 0 ]; do
 		--out) out=${2:?--out needs a file name}; shift 2 ;;
 		--out=*) out=${1#--out=}; shift ;;
 		--no-build) build=0; shift ;;
-		--inside) inside=1; shift ;;	# internal: run inside pg_virtualenv
+		--inside) inside=1; shift ;;	# internal: run against the started cluster
 		-h | --help) usage; exit 0 ;;
 		*) echo "run.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
 	esac
@@ -107,7 +112,7 @@ psql_vars=(
 )
 
 # ---------------------------------------------------------------------------
-# inside the throwaway cluster (pg_virtualenv has set PGHOST, PGPORT, ...)
+# inside the throwaway cluster (PGHOST, PGPORT, PGUSER and PATH set below)
 # ---------------------------------------------------------------------------
 if [ "$inside" -eq 1 ]; then
 	: "${BENCH_TMP:?}"
@@ -147,7 +152,7 @@ if [ "$inside" -eq 1 ]; then
 		sed -n 's/^latency average = \([0-9.]*\) ms.*/\1/p' <<<"$res"
 	}
 	record() {		# variant, round, ms
-		echo "INSERT INTO bench.runs VALUES (:'single_name', '$1', $2, $3, NULL, NULL);" | bpsql
+		echo "INSERT INTO bench.runs VALUES (:'single_name', '$1', $2, $3, NULL, NULL, '(pgbench)', NULL);" | bpsql
 	}
 	huge_id=$(psql -XAtq -c "SELECT id FROM bench_filters WHERE name = 'int_huge'")
 	kb_id=$(psql -XAtq -c "SELECT id FROM bench_filters WHERE name = 'int_1kb'")
@@ -212,18 +217,43 @@ fi
 # ---------------------------------------------------------------------------
 cd "$ROOT"
 pg_major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
-
-if [ "$build" -eq 1 ]; then
-	log "dependencies, build, install"
-	bash test/deps.sh >&2
-	make -s -j"$(nproc 2>/dev/null || echo 2)" PG_CONFIG="$PG_CONFIG" >&2
-	make -s PG_CONFIG="$PG_CONFIG" install >&2
-fi
+bindir=$("$PG_CONFIG" --bindir)
+pkglibdir=$("$PG_CONFIG" --pkglibdir)
 
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 BENCH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-bench.XXXXXX")
-trap 'rm -rf "$BENCH_TMP"' EXIT
+chmod 755 "$BENCH_TMP"
 export BENCH_TMP
+as_pg() {
+	runuser -u postgres -- "$@"
+}
+stop_cluster() {
+	if [ -f "$BENCH_TMP/data/postmaster.pid" ]; then
+		as_pg "$bindir/pg_ctl" -D "$BENCH_TMP/data" -m fast -w stop >/dev/null 2>&1 || true
+	fi
+	rm -rf "$BENCH_TMP"
+}
+trap stop_cluster EXIT
+
+if [ "$build" -eq 1 ]; then
+	log "dependencies, build, install (PostgreSQL $pg_major, $pkglibdir)"
+	bash test/deps.sh >&2
+	# built in a copy: objects left by a build for another server would
+	# otherwise be linked as they are
+	mkdir "$BENCH_TMP/src"
+	tar -C "$ROOT" --exclude=./.git --exclude=./results --exclude=./tmp_check \
+		--exclude=./output_iso --exclude='*.o' --exclude='*.so' --exclude='*.bc' -cf - . |
+		tar -C "$BENCH_TMP/src" -xf -
+	make -C "$BENCH_TMP/src" -s -j"$(nproc 2>/dev/null || echo 2)" PG_CONFIG="$PG_CONFIG" >&2
+	case "$pkglibdir" in
+		/usr/*)		# the distribution's server, shared with every test run
+			flock "/tmp/bloomfilter-pg$pg_major.lock" \
+				make -C "$BENCH_TMP/src" -s PG_CONFIG="$PG_CONFIG" install >&2 ;;
+		*)
+			make -C "$BENCH_TMP/src" -s PG_CONFIG="$PG_CONFIG" install >&2 ;;
+	esac
+	rm -rf "$BENCH_TMP/src"
+fi
 
 log "core microbenchmark: $micro_sizes keys"
 cc -O2 -Wno-stringop-truncation -I src -o "$BENCH_TMP/micro" \
@@ -231,7 +261,7 @@ cc -O2 -Wno-stringop-truncation -I src -o "$BENCH_TMP/micro" \
 	src/bloom_format.c -lm
 "$BENCH_TMP/micro" -r "$runs" -H $micro_sizes >"$BENCH_TMP/micro.md"
 
-log "throwaway cluster (pg_virtualenv, PostgreSQL $pg_major, shared_buffers $shared_buffers)"
+log "throwaway cluster (PostgreSQL $pg_major from $bindir, shared_buffers $shared_buffers)"
 settings=(
 	"shared_buffers=$shared_buffers"
 	"jit=off"						# no compile time in the timings
@@ -245,29 +275,33 @@ settings=(
 	"max_parallel_workers=8"
 	"max_parallel_workers_per_gather=2"
 )
-# Other throwaway clusters may be running (test runs, other benchmarks): use
-# a port nobody listens on and a socket directory of our own, so that neither
-# collides with theirs.
+# Other clusters may be running (test runs, other benchmarks): use a port
+# nobody listens on and a socket directory of our own.
 free_port() {
 	local p
 	for p in $(seq 55432 55731); do
 		ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && continue
 		[ -e "/var/run/postgresql/.s.PGSQL.$p" ] && continue
+		[ -e "/tmp/.s.PGSQL.$p" ] && continue
 		echo "$p"
 		return 0
 	done
 	return 1
 }
 PGPORT=$(free_port) || { echo "run.sh: no free port in 55432-55731" >&2; exit 1; }
-export PGPORT
-chmod 755 "$BENCH_TMP"
-mkdir "$BENCH_TMP/sock"
-chown postgres: "$BENCH_TMP/sock"
-venv_args=(-t -v "$pg_major" -c "--socketdir $BENCH_TMP/sock")
+mkdir "$BENCH_TMP/sock" "$BENCH_TMP/data"
+chown postgres: "$BENCH_TMP/sock" "$BENCH_TMP/data"
+as_pg "$bindir/initdb" -D "$BENCH_TMP/data" -A trust -E UTF8 --locale=C.UTF-8 \
+	>"$BENCH_TMP/initdb.log" 2>&1 ||
+	{ echo "run.sh: initdb failed" >&2; cat "$BENCH_TMP/initdb.log" >&2; exit 1; }
 for s in "${settings[@]}"; do
-	venv_args+=(-o "$s")
-done
-pg_virtualenv "${venv_args[@]}" bash "$BENCH/run.sh" --inside --scale "$scale" >&2
+	echo "$s"
+done | as_pg tee -a "$BENCH_TMP/data/postgresql.auto.conf" >/dev/null
+as_pg "$bindir/pg_ctl" -D "$BENCH_TMP/data" -w -l "$BENCH_TMP/sock/server.log" \
+	-o "-p $PGPORT -k $BENCH_TMP/sock -c listen_addresses=''" start >/dev/null ||
+	{ echo "run.sh: the server did not start" >&2; cat "$BENCH_TMP/sock/server.log" >&2; exit 1; }
+PATH="$bindir:$PATH" PGHOST="$BENCH_TMP/sock" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
+	bash "$BENCH/run.sh" --inside --scale "$scale" >&2
 
 # ---------------------------------------------------------------------------
 # the report
@@ -276,6 +310,8 @@ commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git -C "$ROOT" status --porcelain -- src sql Makefile 2>/dev/null)" ]; then
 	commit="$commit + uncommitted changes in src/ sql/ Makefile"
 fi
+# --no-build measures whatever is installed, which need not be this tree
+[ "$build" -eq 0 ] && commit="the build installed in $pkglibdir (--no-build; this tree is at $commit)"
 model=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
 mem_gb=$(awk '/^MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo)
 
@@ -292,7 +328,7 @@ diffs=()
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); total run time $((SECONDS / 60)) min $((SECONDS % 60)) s"
 	echo "- machine: nproc $(nproc), ${model:-unknown CPU}, ${mem_gb} GB RAM"
 	echo "- $("$PG_CONFIG" --version), bloomfilter at $commit"
-	echo "- cluster: pg_virtualenv -t; $(printf '%s, ' "${settings[@]}" | sed 's/, $//')"
+	echo "- cluster: initdb'd by run.sh, run as user postgres; settings $(printf '%s, ' "${settings[@]}" | sed 's/, $//')"
 	echo "- load average (1, 5, 15 min) at start: $load_start; at end: $(cut -d' ' -f1-3 /proc/loadavg) (anything else running on the machine shows up in the timings)"
 	echo "- each workload: a warm-up, then $runs timed rounds alternating ours and baseline; medians; times from EXPLAIN (ANALYZE, TIMING OFF) (single-key probe: pgbench's mean latency)"
 	echo

@@ -330,9 +330,15 @@ def quote_ident(name):
     return '"' + name.replace('"', '""') + '"'
 
 
-def enum_family(schema, typename):
-    """The family of an enum's keys: its schema-qualified type name."""
-    return quote_ident(schema) + "." + quote_ident(typename)
+def enum_family(schema, typename, labels):
+    """The family of an enum's keys: its schema-qualified type name, "#",
+    and 16 hex digits of XXH3-64 (seed 0) over all of the type's labels in
+    UTF-8, sorted by their bytes, each followed by a NUL byte.  A label
+    renamed or added gives another family, so filters made before are
+    refused instead of missing the renamed keys."""
+    data = b"".join(l + b"\0" for l in sorted(x.encode("utf-8") for x in labels))
+    digest = xxhash.xxh3_64_intdigest(data, seed=0)
+    return "%s.%s#%016x" % (quote_ident(schema), quote_ident(typename), digest)
 
 
 def enum_canonical(label, family, encoding="utf-8"):

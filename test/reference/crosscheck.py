@@ -66,7 +66,8 @@ def parse_value(keytype, text):
 def pairs_of(case, texts):
     """(family, canonical bytes) of each printed key of a case."""
     if case["type"] == "enum":
-        family = bloomref.enum_family(case["schema"], case["typename"])
+        labels = [bytes.fromhex(h).decode("utf-8") for h in case["labels"]]
+        family = bloomref.enum_family(case["schema"], case["typename"], labels)
         return [bloomref.enum_canonical(t, family) for t in texts]
     return [bloomref.canonical(parse_value(case["type"], t), case["type"])
             for t in texts]

@@ -318,7 +318,7 @@ my $step1 = <<'EOS';
 ALTER FUNCTION bloom_false_positive_rate(bloom) STABLE;
 
 CREATE FUNCTION bloom_estimate(filter bloom) RETURNS float8
-	AS 'MODULE_PATHNAME', 'bloom_cardinality' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_cardinality' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_estimate(bloom) IS 'estimated number of distinct keys';
 EOS
@@ -332,18 +332,18 @@ my $step2 = <<'EOS';
 
 CREATE OPERATOR @> (
 	LEFTARG = bloom,
-	RIGHTARG = anyelement,
+	RIGHTARG = anycompatible,
 	FUNCTION = bloom_contains
 );
 
-COMMENT ON OPERATOR @> (bloom, anyelement) IS 'the filter may contain the key';
+COMMENT ON OPERATOR @> (bloom, anycompatible) IS 'the filter may contain the key';
 EOS
 
 # the full 1.0.2 script: the label fix written in place, the rest appended
 my $full = $base_sql;
 $full =~ s{^/\* sql/bloomfilter--1\.0\.sql \*/}{/* sql/bloomfilter--1.0.2.sql (test only) */}m
   or die 'no header line in bloomfilter--1.0.sql';
-$full =~ s/(CREATE FUNCTION bloom_false_positive_rate\(filter bloom\) RETURNS float8\s+AS 'MODULE_PATHNAME' LANGUAGE C )IMMUTABLE /${1}STABLE /
+$full =~ s/(CREATE FUNCTION bloom_false_positive_rate\(filter bloom\) RETURNS float8\s+AS 'MODULE_PATHNAME', 'bf_false_positive_rate' LANGUAGE C )IMMUTABLE /${1}STABLE /
   or die 'bloom_false_positive_rate is not declared as expected in bloomfilter--1.0.sql';
 foreach my $step ($step1, $step2)
 {
@@ -388,7 +388,7 @@ is(walk_upgrades($fake, 'fake'), '', 'fake: no catalog differences');
 		'fake: 1.0 -> 1.0.2 changes a label');
 	like($d, qr/^\+ member function public\.bloom_estimate\(public\.bloom\)$/m,
 		'fake: 1.0 -> 1.0.2 adds a function');
-	like($d, qr/^\+ member operator public\.@>\(public\.bloom,anyelement\)$/m,
+	like($d, qr/^\+ member operator public\.@>\(public\.bloom,anycompatible\)$/m,
 		'fake: 1.0 -> 1.0.2 adds an operator');
 }
 
