@@ -23,6 +23,7 @@
 #define NBUCKETS		256		/* lists after the split, by the top byte */
 #define SPLIT_HASHES	32768	/* split once the single list holds this many */
 #define PRESIZE_HASHES	(16.0 * 1024 * 1024) /* see state_split */
+#define MIN_BUDGET		(1024 * 1024)	/* bytes of hash lists, at least */
 
 /*
  * Once a sized state is bits, each key is a write at a random place in the
@@ -61,6 +62,11 @@ struct BloomAggState
 	BloomFilter f;				/* header of filter; f.bits into it */
 	uint64	   *pending;		/* with filter: hashes not yet set */
 	int			npending;
+	/* unsized: hash lists beyond the budget go to temporary files */
+	size_t		budget;			/* bytes of hash lists in memory */
+	BloomSpill *spill;			/* NULL until the first spill */
+	bool		spill_reported; /* bloom_agg_state_spill_started said so */
+	MemoryContext owner;		/* deserialized, nobody else holds it */
 };
 
 static void
@@ -109,6 +115,7 @@ bloom_agg_state_new(MemoryContext cxt, const char *family, bool sized,
 		s->rate = rate;
 	}
 	s->rows_hint = rows_hint;
+	s->budget = Max((size_t) work_mem * 1024, MIN_BUDGET);
 	s->nlists = 1;
 	s->lists = MemoryContextAlloc(cxt, sizeof(HashList));
 	list_init(&s->lists[0], INITIAL_HASHES, cxt);
@@ -223,6 +230,8 @@ state_split(BloomAggState *s, MemoryContext cxt)
 		double		expect = s->rows_hint * Min(1.0, (double) flat.n / s->nrows);
 
 		presize = (size_t) (Min(expect, PRESIZE_HASHES) / NBUCKETS * 1.25);
+		/* within the memory budget: what does not fit is spilled */
+		presize = Min(presize, s->budget / sizeof(uint64) / NBUCKETS);
 	}
 	for (size_t j = 0; j < flat.n; j++)
 		count[flat.h[j] >> 56]++;
@@ -248,6 +257,30 @@ state_split(BloomAggState *s, MemoryContext cxt)
 }
 
 /*
+ * Unsized state over its memory budget: write every list, without its
+ * duplicates, to the temporary files, and empty it (keeping its memory).
+ */
+static void
+state_spill(BloomAggState *s, MemoryContext cxt)
+{
+	if (s->nlists == 1)
+		state_split(s, cxt);
+	if (s->spill == NULL)
+		s->spill = bloom_spill_new(cxt);
+	for (int i = 0; i < NBUCKETS; i++)
+	{
+		HashList   *l = &s->lists[i];
+
+		CHECK_FOR_INTERRUPTS();
+		if (l->unique != l->n)
+			list_unique(s, l, cxt);
+		bloom_spill_write(s->spill, i / (NBUCKETS / BLOOM_SPILL_PARTS),
+						  l->h, l->n);
+		l->n = l->unique = 0;
+	}
+}
+
+/*
  * A hash list is full: drop its duplicates, and grow it if that did not free
  * half of it.  Along the way a sized state turns into bits once its lists
  * would outgrow them, and a large single list is split.
@@ -264,9 +297,15 @@ state_make_room(BloomAggState *s, HashList *l, MemoryContext cxt)
 		state_to_bits(s, cxt);
 		return;
 	}
-	if (s->nlists == 1 && l->n >= SPLIT_HASHES)
+	if (s->nlists == 1 &&
+		(l->n >= SPLIT_HASHES || 2 * l->max * sizeof(uint64) > s->budget))
 	{
 		state_split(s, cxt);
+		return;
+	}
+	if (!s->sized && (s->allocated + l->max) * sizeof(uint64) > s->budget)
+	{
+		state_spill(s, cxt);
 		return;
 	}
 	s->allocated += l->max;
@@ -328,7 +367,10 @@ state_copy(const BloomAggState *src, MemoryContext cxt)
 {
 	BloomAggState *s = MemoryContextAlloc(cxt, sizeof(BloomAggState));
 
+	if (src->spill)
+		elog(ERROR, "cannot copy a bloom_agg state that spilled to disk");
 	memcpy(s, src, sizeof(BloomAggState));
+	s->owner = NULL;
 	s->scratch = NULL;
 	s->nscratch = 0;
 	if (src->filter)
@@ -379,6 +421,24 @@ state_append_lists(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
 	/* a sized state turns into bits once its lists outgrow them */
 	if (a->sized && a->allocated * sizeof(uint64) > a->nblocks * BLOOM_BLOCK_BYTES)
 		state_to_bits(a, cxt);
+	else if (!a->sized && a->allocated * sizeof(uint64) > a->budget)
+		state_spill(a, cxt);
+}
+
+/* Free a state made by bloom_agg_state_deserialize. */
+static void
+state_free(BloomAggState *s)
+{
+	if (s->filter)
+	{
+		pfree(s->filter);
+		pfree(s->pending);
+	}
+	if (s->lists)
+		free_lists(s);
+	if (s->scratch)
+		pfree(s->scratch);
+	pfree(s);
 }
 
 /*
@@ -388,7 +448,15 @@ BloomAggState *
 bloom_agg_state_combine(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
 {
 	if (a == NULL)
+	{
+		/* a state just deserialized into this context is taken over */
+		if (b->owner == cxt)
+		{
+			b->owner = NULL;
+			return b;
+		}
 		return state_copy(b, cxt);
+	}
 
 	if (a->sized != b->sized || strcmp(a->family, b->family) != 0 ||
 		(a->sized && (a->capacity != b->capacity || a->rate != b->rate)))
@@ -409,7 +477,7 @@ bloom_agg_state_combine(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
 		for (uint64 i = 0; i < nbytes; i++)
 			a->f.bits[i] |= b->f.bits[i];
 	}
-	else if (a->filter == NULL && b->nlists == NBUCKETS)
+	else if (a->filter == NULL && b->nlists == NBUCKETS && a->spill == NULL)
 		state_append_lists(a, b, cxt);
 	else
 	{
@@ -420,7 +488,101 @@ bloom_agg_state_combine(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
 				state_add(a, cxt, b->lists[i].h[j]);
 		}
 	}
+	if (b->owner == cxt)
+		state_free(b);
 	return a;
+}
+
+/*
+ * A state that spilled, before its filter is made or it is serialized:
+ * gather each partition (its temporary file and its lists in memory), drop
+ * its duplicates, and keep it as the partition's one run in the file.  The
+ * lists are left empty.  Returns the number of distinct hashes.
+ */
+static size_t
+state_settle(BloomAggState *s, MemoryContext cxt)
+{
+	const int	per = NBUCKETS / BLOOM_SPILL_PARTS;
+	size_t		total = 0;
+
+	for (int p = 0; p < BLOOM_SPILL_PARTS; p++)
+	{
+		size_t		n = bloom_spill_count(s->spill, p);
+		size_t		at = n;
+		uint64	   *buf;
+		uint64	   *scratch;
+
+		for (int b = p * per; b < (p + 1) * per; b++)
+			n += s->lists[b].n;
+		if (n == 0)
+			continue;
+		buf = MemoryContextAllocHuge(cxt, n * sizeof(uint64));
+		bloom_spill_take(s->spill, p, buf);
+		for (int b = p * per; b < (p + 1) * per; b++)
+		{
+			HashList   *l = &s->lists[b];
+
+			memcpy(buf + at, l->h, l->n * sizeof(uint64));
+			at += l->n;
+			l->n = l->unique = 0;
+		}
+		CHECK_FOR_INTERRUPTS();
+		scratch = MemoryContextAllocHuge(cxt, bloom_unique_scratch(n) * sizeof(uint64));
+		n = bloom_unique(buf, n, scratch);
+		pfree(scratch);
+		bloom_spill_put_done(s->spill, p, buf, n);
+		pfree(buf);
+		total += n;
+	}
+	return total;
+}
+
+/* hashes read from a temporary file at a time */
+#define READ_CHUNK	8192
+
+/* The hashes of a settled state, little-endian, at p. */
+static void
+serialize_spilled(BloomAggState *s, uint8 *p)
+{
+	uint64	   *buf = palloc(READ_CHUNK * sizeof(uint64));
+
+	for (int part = 0; part < BLOOM_SPILL_PARTS; part++)
+	{
+		size_t		got;
+		bool		first = true;
+
+		while ((got = bloom_spill_read_done(s->spill, part, buf, READ_CHUNK,
+											first)) > 0)
+		{
+			first = false;
+			for (size_t j = 0; j < got; j++, p += 8)
+				bloom_put_u64(p, buf[j]);
+		}
+	}
+	pfree(buf);
+}
+
+/* Set the bits of every hash of a settled state. */
+static void
+set_spilled_hashes(BloomAggState *s, uint8 *bits, uint64 nblocks, int k)
+{
+	uint64	   *buf = palloc(READ_CHUNK * sizeof(uint64));
+
+	for (int part = 0; part < BLOOM_SPILL_PARTS; part++)
+	{
+		size_t		got;
+		bool		first = true;
+
+		while ((got = bloom_spill_read_done(s->spill, part, buf, READ_CHUNK,
+											first)) > 0)
+		{
+			first = false;
+			CHECK_FOR_INTERRUPTS();
+			for (size_t j = 0; j < got; j++)
+				bloom_set_hash(bits, nblocks, k, buf[j]);
+		}
+	}
+	pfree(buf);
 }
 
 /*
@@ -452,7 +614,7 @@ bloom_agg_state_serialize(BloomAggState *s, MemoryContext cxt)
 	{
 		/* the state means the same set of hashes without the duplicates */
 		h.mode = BLOOM_STATE_HASHES;
-		h.count = state_unique(s, cxt);
+		h.count = s->spill ? state_settle(s, cxt) : state_unique(s, cxt);
 		bodylen = h.count * sizeof(uint64);
 	}
 	if (BLOOM_STATE_HEADER_SIZE + bodylen > MaxAllocSize - VARHDRSZ)
@@ -468,6 +630,8 @@ bloom_agg_state_serialize(BloomAggState *s, MemoryContext cxt)
 	p += BLOOM_STATE_HEADER_SIZE;
 	if (s->filter)
 		memcpy(p, BLOOM_PAYLOAD(s->filter), bodylen);
+	else if (s->spill)
+		serialize_spilled(s, p);
 	else
 		for (int i = 0; i < s->nlists; i++)
 			for (size_t j = 0; j < s->lists[i].n; j++, p += 8)
@@ -476,16 +640,50 @@ bloom_agg_state_serialize(BloomAggState *s, MemoryContext cxt)
 }
 
 /*
- * Rebuild a state from its serialized form, checking every field first.
+ * The hashes of a serialized state into NBUCKETS lists by their top byte,
+ * each allocated once at its size.
+ */
+static void
+deserialize_lists(BloomAggState *s, const uint8 *body, size_t count,
+				  MemoryContext cxt)
+{
+	size_t		per[NBUCKETS] = {0};
+
+	/* the top byte of a little-endian hash is its last */
+	for (size_t i = 0; i < count; i++)
+		per[body[8 * i + 7]]++;
+	s->nlists = NBUCKETS;
+	s->lists = MemoryContextAlloc(cxt, NBUCKETS * sizeof(HashList));
+	s->allocated = 0;
+	for (int b = 0; b < NBUCKETS; b++)
+	{
+		list_init(&s->lists[b], Max(INITIAL_HASHES, per[b]), cxt);
+		s->allocated += s->lists[b].max;
+	}
+	for (size_t i = 0; i < count; i++)
+	{
+		uint64		v = bloom_get_u64(body + 8 * i);
+		HashList   *l = &s->lists[v >> 56];
+
+		l->h[l->n++] = v;
+	}
+}
+
+/*
+ * Rebuild a state from its serialized form, checking every field first.  The
+ * state is made in cxt, the aggregate's memory, and marked as owned there:
+ * the combine function that gets it next takes it over rather than copying
+ * it, or frees it once merged.
  */
 BloomAggState *
-bloom_agg_state_deserialize(const uint8 *p, size_t len)
+bloom_agg_state_deserialize(const uint8 *p, size_t len, MemoryContext cxt)
 {
 	BloomStateHeader h;
 	const uint8 *body;
 	size_t		bodylen;
 	const char *why;
 	BloomAggState *s;
+	MemoryContext old;
 
 	why = bloom_state_check(p, len, &h, &body, &bodylen);
 	if (why)
@@ -494,9 +692,11 @@ bloom_agg_state_deserialize(const uint8 *p, size_t len)
 				errmsg("invalid bloom_agg state"),
 				errdetail("%s", why));
 
+	old = MemoryContextSwitchTo(cxt);
 	s = palloc0(sizeof(BloomAggState));
 	strlcpy(s->family, h.family, BLOOM_FAMILY_LEN);
 	s->sized = h.sized;
+	s->budget = Max((size_t) work_mem * 1024, MIN_BUDGET);
 	if (h.sized)
 	{
 		s->capacity = (int64) h.capacity;
@@ -528,42 +728,18 @@ bloom_agg_state_deserialize(const uint8 *p, size_t len)
 		s->npending = 0;
 	}
 	else if (h.count >= SPLIT_HASHES)
-	{
-		/*
-		 * A large state arrives list by list (serialize writes it so): cut
-		 * it into the NBUCKETS lists by the top byte directly.
-		 */
-		size_t		i = 0;
-
-		s->nlists = NBUCKETS;
-		s->lists = palloc(NBUCKETS * sizeof(HashList));
-		s->allocated = 0;
-		for (int b = 0; b < NBUCKETS; b++)
-		{
-			size_t		start = i;
-			HashList   *l = &s->lists[b];
-
-			CHECK_FOR_INTERRUPTS();
-			while (i < h.count && (int) (bloom_get_u64(body + 8 * i) >> 56) == b)
-				i++;
-			list_init(l, Max(INITIAL_HASHES, i - start), CurrentMemoryContext);
-			for (size_t j = start; j < i; j++)
-				l->h[l->n++] = bloom_get_u64(body + 8 * j);
-			s->allocated += l->max;
-		}
-		/* hashes out of order (a damaged state) go where they belong */
-		for (; i < h.count; i++)
-			state_add(s, CurrentMemoryContext, bloom_get_u64(body + 8 * i));
-	}
+		deserialize_lists(s, body, h.count, cxt);
 	else
 	{
 		s->nlists = 1;
 		s->lists = palloc(sizeof(HashList));
-		list_init(&s->lists[0], INITIAL_HASHES, CurrentMemoryContext);
+		list_init(&s->lists[0], INITIAL_HASHES, cxt);
 		s->allocated = INITIAL_HASHES;
 		for (size_t i = 0; i < h.count; i++)
-			state_add(s, CurrentMemoryContext, bloom_get_u64(body + 8 * i));
+			state_add(s, cxt, bloom_get_u64(body + 8 * i));
 	}
+	MemoryContextSwitchTo(old);
+	s->owner = cxt;
 	return s;
 }
 
@@ -600,6 +776,30 @@ bloom_agg_state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 	state_add(s, cxt, h);
 }
 
+/*
+ * True once, when the state first spilled to temporary files: the caller
+ * then registers bloom_agg_state_shutdown to close them.
+ */
+bool
+bloom_agg_state_spill_started(BloomAggState *s)
+{
+	if (s->spill == NULL || s->spill_reported)
+		return false;
+	s->spill_reported = true;
+	return true;
+}
+
+/* Close the temporary files of a state whose aggregate is done with it. */
+void
+bloom_agg_state_shutdown(Datum arg)
+{
+	BloomAggState *s = (BloomAggState *) DatumGetPointer(arg);
+
+	if (s->spill)
+		bloom_spill_close(s->spill);
+	s->spill = NULL;
+}
+
 /* The filter of a state that saw rows. */
 bytea *
 bloom_agg_state_final(BloomAggState *s, MemoryContext cxt)
@@ -625,12 +825,17 @@ bloom_agg_state_final(BloomAggState *s, MemoryContext cxt)
 		v = bloom_new((uint64) s->capacity, s->rate, s->nblocks, s->k, s->family);
 	else
 	{
-		int64		n = Max((int64) state_unique(s, cxt), 1);
+		int64		n = (int64) (s->spill ? state_settle(s, cxt) :
+								 state_unique(s, cxt));
 
+		n = Max(n, 1);
 		bloom_plan_or_error(n, BLOOM_DEFAULT_RATE, &nblocks, &k);
 		v = bloom_new((uint64) n, BLOOM_DEFAULT_RATE, nblocks, k, s->family);
 	}
 	bloom_open(v, &f);
-	set_all_hashes(s, f.bits, f.nblocks, f.nhashes);
+	if (s->spill)
+		set_spilled_hashes(s, f.bits, f.nblocks, f.nhashes);
+	else
+		set_all_hashes(s, f.bits, f.nblocks, f.nhashes);
 	return v;
 }

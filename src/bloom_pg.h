@@ -152,8 +152,29 @@ extern BloomAggState *bloom_agg_state_combine(BloomAggState *a,
 											  BloomAggState *b,
 											  MemoryContext cxt);
 extern bytea *bloom_agg_state_serialize(BloomAggState *s, MemoryContext cxt);
-extern BloomAggState *bloom_agg_state_deserialize(const uint8 *p, size_t len);
+extern BloomAggState *bloom_agg_state_deserialize(const uint8 *p, size_t len,
+												  MemoryContext cxt);
 extern bytea *bloom_agg_state_final(BloomAggState *s, MemoryContext cxt);
+extern bool bloom_agg_state_spill_started(BloomAggState *s);
+extern void bloom_agg_state_shutdown(Datum arg);
+
+/*
+ * bloom_agg_spill.c: the hash lists of an unsized bloom_agg in temporary
+ * files, in BLOOM_SPILL_PARTS partitions by the hashes' top bits
+ */
+#define BLOOM_SPILL_PARTS	64
+
+typedef struct BloomSpill BloomSpill;
+
+extern BloomSpill *bloom_spill_new(MemoryContext cxt);
+extern void bloom_spill_write(BloomSpill *sp, int part, uint64 *h, size_t n);
+extern size_t bloom_spill_count(const BloomSpill *sp, int part);
+extern void bloom_spill_take(BloomSpill *sp, int part, uint64 *buf);
+extern void bloom_spill_put_done(BloomSpill *sp, int part, uint64 *h,
+								 size_t n);
+extern size_t bloom_spill_read_done(BloomSpill *sp, int part, uint64 *buf,
+									size_t max, bool first);
+extern void bloom_spill_close(BloomSpill *sp);
 
 /* bloom_agg_plan.c */
 extern double bloom_agg_expected_rows(FunctionCallInfo fcinfo);
