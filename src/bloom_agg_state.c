@@ -69,6 +69,11 @@ struct BloomAggState
 	MemoryContext owner;		/* deserialized, nobody else holds it */
 };
 
+static size_t state_settle(BloomAggState *s, MemoryContext cxt);
+
+/* hashes read from a temporary file at a time */
+#define READ_CHUNK	8192
+
 static void
 list_init(HashList *l, size_t max, MemoryContext cxt)
 {
@@ -438,7 +443,33 @@ state_free(BloomAggState *s)
 		free_lists(s);
 	if (s->scratch)
 		pfree(s->scratch);
+	if (s->spill)
+		bloom_spill_close(s->spill);
 	pfree(s);
+}
+
+/* Add every hash of b, which spilled, to a; b's lists are left empty. */
+static void
+combine_spilled(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
+{
+	uint64	   *buf = palloc(READ_CHUNK * sizeof(uint64));
+
+	state_settle(b, cxt);
+	for (int part = 0; part < BLOOM_SPILL_PARTS; part++)
+	{
+		size_t		got;
+		bool		first = true;
+
+		while ((got = bloom_spill_read_done(b->spill, part, buf, READ_CHUNK,
+											first)) > 0)
+		{
+			first = false;
+			CHECK_FOR_INTERRUPTS();
+			for (size_t j = 0; j < got; j++)
+				state_add(a, cxt, buf[j]);
+		}
+	}
+	pfree(buf);
 }
 
 /*
@@ -477,16 +508,20 @@ bloom_agg_state_combine(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
 		for (uint64 i = 0; i < nbytes; i++)
 			a->f.bits[i] |= b->f.bits[i];
 	}
-	else if (a->filter == NULL && b->nlists == NBUCKETS && a->spill == NULL)
-		state_append_lists(a, b, cxt);
 	else
 	{
-		for (int i = 0; i < b->nlists; i++)
-		{
-			CHECK_FOR_INTERRUPTS();
-			for (size_t j = 0; j < b->lists[i].n; j++)
-				state_add(a, cxt, b->lists[i].h[j]);
-		}
+		/* b's spilled hashes first: that leaves its lists empty */
+		if (b->spill)
+			combine_spilled(a, b, cxt);
+		if (a->filter == NULL && b->nlists == NBUCKETS && a->spill == NULL)
+			state_append_lists(a, b, cxt);
+		else
+			for (int i = 0; i < b->nlists; i++)
+			{
+				CHECK_FOR_INTERRUPTS();
+				for (size_t j = 0; j < b->lists[i].n; j++)
+					state_add(a, cxt, b->lists[i].h[j]);
+			}
 	}
 	if (b->owner == cxt)
 		state_free(b);
@@ -536,9 +571,6 @@ state_settle(BloomAggState *s, MemoryContext cxt)
 	}
 	return total;
 }
-
-/* hashes read from a temporary file at a time */
-#define READ_CHUNK	8192
 
 /* The hashes of a settled state, little-endian, at p. */
 static void
@@ -726,6 +758,17 @@ bloom_agg_state_deserialize(const uint8 *p, size_t len, MemoryContext cxt)
 		bloom_open(s->filter, &s->f);
 		s->pending = palloc(PENDING_MAX * sizeof(uint64));
 		s->npending = 0;
+	}
+	else if (!h.sized && h.count * sizeof(uint64) > s->budget)
+	{
+		/* more than the budget: spill as the lists fill up */
+		s->nlists = 1;
+		s->lists = palloc(sizeof(HashList));
+		list_init(&s->lists[0], INITIAL_HASHES, cxt);
+		s->allocated = INITIAL_HASHES;
+		state_split(s, cxt);
+		for (size_t i = 0; i < h.count; i++)
+			state_add(s, cxt, bloom_get_u64(body + 8 * i));
 	}
 	else if (h.count >= SPLIT_HASHES)
 		deserialize_lists(s, body, h.count, cxt);
