@@ -47,8 +47,11 @@ ser="SET max_parallel_workers_per_gather = 0;"
 common="SET jit = off; SET work_mem = '4MB';"
 
 for t in int text; do
+	# (unlogged: empty again after a crash or an immediate shutdown)
 	have=$(q -c "SELECT count(*) FROM pg_class WHERE relname = 'bench_build_$t'")
+	[ "$have" = 0 ] || have=$(q -c "SELECT count(*) FROM (SELECT 1 FROM bench_build_$t LIMIT 1) s")
 	if [ "$have" = 0 ]; then
+		q -c "DROP TABLE IF EXISTS bench_build_$t"
 		log "making bench_build_$t ($rows keys)"
 		if [ $t = int ]; then expr="(2 * g)::bigint"; else expr="md5((2 * g)::text)"; fi
 		q -c "CREATE UNLOGGED TABLE bench_build_$t AS SELECT $expr AS key FROM generate_series(1, $rows) g" \
