@@ -95,6 +95,15 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Export only the functions the server calls (PGDLLEXPORT: the fmgr functions,
+# all named bf_*, the magic block and _PG_init).  PostgreSQL 16 and later build
+# modules so; on 15 this does it, because a symbol of ours the server also
+# exports (it has a bloom_create of its own) would otherwise be interposable.
+ifeq ($(shell test $(VERSION_NUM) -lt 160000 && echo old),old)
+override CFLAGS += -fvisibility=hidden
+override CPPFLAGS := '-DPGDLLEXPORT=__attribute__((visibility("default")))' $(CPPFLAGS)
+endif
+
 .PHONY: tap
 tap:
 ifeq ($(wildcard test/t/*.pl),)

@@ -8,16 +8,16 @@
 CREATE TYPE bloom;
 
 CREATE FUNCTION bloom_in(cstring) RETURNS bloom
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION bloom_out(bloom) RETURNS cstring
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION bloom_recv(internal) RETURNS bloom
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION bloom_send(bloom) RETURNS bytea
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- STORAGE external: the bits are incompressible, and an uncompressed
 -- out-of-line value can be read in slices
@@ -36,7 +36,7 @@ COMMENT ON TYPE bloom IS 'Bloom filter: a set of keys that answers "surely absen
 -- casts
 
 CREATE FUNCTION bloom_from_bytea(bytea) RETURNS bloom
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_from_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_from_bytea(bytea) IS 'validate bytes written by bloom::bytea and make them a bloom filter';
 
@@ -47,23 +47,23 @@ CREATE CAST (bytea AS bloom) WITH FUNCTION bloom_from_bytea(bytea);
 
 CREATE FUNCTION bloom_create(capacity bigint, false_positive_rate float8 DEFAULT 0.01)
 	RETURNS bloom
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_create' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_create(bigint, float8) IS 'empty bloom filter sized for capacity distinct keys at a false-positive rate of at most false_positive_rate';
 
 -- not STRICT: a NULL key returns the filter unchanged
 CREATE FUNCTION bloom_add(filter bloom, key anyelement) RETURNS bloom
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_add(bloom, anyelement) IS 'copy of the filter with the key added';
 
 -- planner support of bloom_contains: its selectivity from the filter's fill
 -- and the key column's statistics, and its cost (src/bloom_support.c)
 CREATE FUNCTION bloom_contains_support(internal) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_contains_support' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION bloom_contains(filter bloom, key anyelement) RETURNS boolean
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	AS 'MODULE_PATHNAME', 'bf_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 	SUPPORT bloom_contains_support;
 
 COMMENT ON FUNCTION bloom_contains(bloom, anyelement) IS 'false if the key is surely not in the filter, true if it may be';
@@ -72,26 +72,29 @@ COMMENT ON FUNCTION bloom_contains(bloom, anyelement) IS 'false if the key is su
 
 -- support functions are not STRICT: they see the NULL first state and NULL keys
 CREATE FUNCTION bloom_agg_trans(internal, anyelement) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION bloom_agg_trans(internal, anyelement, bigint, float8) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION bloom_agg_final(internal, anyelement) RETURNS bloom
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION bloom_agg_final(internal, anyelement, bigint, float8) RETURNS bloom
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION bloom_agg_combine(internal, internal) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_agg_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION bloom_agg_serialize(internal) RETURNS bytea
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_agg_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION bloom_agg_deserialize(bytea, internal) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_agg_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- The polymorphic forms serve the key types without an overload of their own
+-- (see the block "bloom_agg overloads" below); they have no serialize and
+-- deserialize functions, on purpose.
 CREATE AGGREGATE bloom_agg(key anyelement) (
 	SFUNC = bloom_agg_trans,
 	STYPE = internal,
@@ -99,8 +102,6 @@ CREATE AGGREGATE bloom_agg(key anyelement) (
 	FINALFUNC = bloom_agg_final,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = bloom_agg_combine,
-	SERIALFUNC = bloom_agg_serialize,
-	DESERIALFUNC = bloom_agg_deserialize,
 	PARALLEL = SAFE
 );
 
@@ -113,22 +114,85 @@ CREATE AGGREGATE bloom_agg(key anyelement, capacity bigint, false_positive_rate 
 	FINALFUNC = bloom_agg_final,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = bloom_agg_combine,
-	SERIALFUNC = bloom_agg_serialize,
-	DESERIALFUNC = bloom_agg_deserialize,
 	PARALLEL = SAFE
 );
 
 COMMENT ON AGGREGATE bloom_agg(anyelement, bigint, float8) IS 'bloom filter of the non-null keys with the size of bloom_create(capacity, false_positive_rate)';
 
+-- ---------------------------------------------------------------------------
+-- bloom_agg overloads: one pair of aggregates per common key type
+--
+-- Distributed engines run an aggregate on their workers only where its
+-- argument types are concrete: Citus calls the support functions through its
+-- own worker_partial_agg / coord_combine_agg wrappers, checks that each
+-- argument's type equals the aggregate's declared one (never true for
+-- anyelement) and passes no call expression, so the key type cannot be
+-- learned from the call.  These overloads have concrete signatures down to
+-- their transition and final functions, whose declared key type the C code
+-- reads (bloom_call_arg_type); with serialize and deserialize functions they
+-- run as partial aggregates on Citus workers (Citus 15 and later) and in
+-- parallel workers.
+--
+-- The polymorphic forms above keep every other key type (enums, inet, ranges,
+-- arrays, user types) working.  They have no serialize function, so that
+-- Citus gathers their rows to the coordinator instead of pushing down a call
+-- its type check would refuse; the price is no parallel workers for those key
+-- types.  Overload resolution: a column of exactly one of these types (or a
+-- domain over one) takes its overload; varchar, char(n) and name take the
+-- text one, unknown literals too (the same family and bytes as before); a key
+-- relabelled by an implicit binary cast (citext to text) is still hashed as
+-- its own type (bloom_call_arg_type); "char" has an overload only so that it
+-- is not ambiguous (it stays a generic key); every other type matches the
+-- polymorphic form, as before.
+-- ---------------------------------------------------------------------------
+DO $overloads$
+DECLARE
+	t text;
+BEGIN
+	FOREACH t IN ARRAY ARRAY['smallint', 'integer', 'bigint', 'text', 'bytea',
+		'uuid', 'boolean', 'real', 'double precision', 'numeric', 'date',
+		'timestamp', 'timestamptz', 'time', '"char"']
+	LOOP
+		EXECUTE format($f$
+			CREATE FUNCTION bloom_agg_trans(internal, %1$s) RETURNS internal
+				AS 'MODULE_PATHNAME', 'bf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+			CREATE FUNCTION bloom_agg_trans(internal, %1$s, bigint, float8) RETURNS internal
+				AS 'MODULE_PATHNAME', 'bf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+			CREATE FUNCTION bloom_agg_final(internal, %1$s) RETURNS bloom
+				AS 'MODULE_PATHNAME', 'bf_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+			CREATE FUNCTION bloom_agg_final(internal, %1$s, bigint, float8) RETURNS bloom
+				AS 'MODULE_PATHNAME', 'bf_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+			CREATE AGGREGATE bloom_agg(key %1$s) (
+				SFUNC = bloom_agg_trans, STYPE = internal, SSPACE = 1024,
+				FINALFUNC = bloom_agg_final, FINALFUNC_EXTRA,
+				COMBINEFUNC = bloom_agg_combine,
+				SERIALFUNC = bloom_agg_serialize, DESERIALFUNC = bloom_agg_deserialize,
+				PARALLEL = SAFE);
+			CREATE AGGREGATE bloom_agg(key %1$s, capacity bigint, false_positive_rate float8) (
+				SFUNC = bloom_agg_trans, STYPE = internal, SSPACE = 1024,
+				FINALFUNC = bloom_agg_final, FINALFUNC_EXTRA,
+				COMBINEFUNC = bloom_agg_combine,
+				SERIALFUNC = bloom_agg_serialize, DESERIALFUNC = bloom_agg_deserialize,
+				PARALLEL = SAFE);
+			COMMENT ON AGGREGATE bloom_agg(%1$s) IS %2$L;
+			COMMENT ON AGGREGATE bloom_agg(%1$s, bigint, float8) IS %3$L;
+			$f$, t,
+			'bloom filter of the non-null keys, sized for the number of distinct keys at a false-positive rate of 0.01',
+			'bloom filter of the non-null keys with the size of bloom_create(capacity, false_positive_rate)');
+	END LOOP;
+END
+$overloads$;
+-- end of the bloom_agg overloads
+
 -- combining filters: union and intersection
 
 CREATE FUNCTION bloom_union(a bloom, b bloom) RETURNS bloom
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_union' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_union(bloom, bloom) IS 'filter holding every key of either filter (bitwise OR); bit for bit the filter built over all their keys';
 
 CREATE FUNCTION bloom_intersect(a bloom, b bloom) RETURNS bloom
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_intersect' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_intersect(bloom, bloom) IS 'filter holding every key of both filters (bitwise AND); may also answer maybe for some keys of only one';
 
@@ -153,28 +217,28 @@ COMMENT ON OPERATOR & (bloom, bloom) IS 'intersection of two bloom filters';
 -- support functions are not STRICT: they see the NULL first state and skip
 -- NULL filters
 CREATE FUNCTION bloom_union_agg_trans(internal, bloom) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_union_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION bloom_intersect_agg_trans(internal, bloom) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_intersect_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION bloom_union_agg_combine(internal, internal) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_union_agg_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION bloom_intersect_agg_combine(internal, internal) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_intersect_agg_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION bloom_setop_agg_serialize(internal) RETURNS bytea
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_setop_agg_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION bloom_setop_agg_deserialize(bytea, internal) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_setop_agg_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION bloom_union_agg_final(internal) RETURNS bloom
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_union_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION bloom_intersect_agg_final(internal) RETURNS bloom
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_intersect_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- SSPACE: the state is a whole filter; 64 kB is one of about 50,000 keys at
 -- a rate of 0.01
@@ -208,22 +272,22 @@ COMMENT ON AGGREGATE bloom_intersect_agg(bloom) IS 'intersection of the non-null
 -- joins
 
 CREATE FUNCTION bloom_eq(a bloom, b bloom) RETURNS boolean
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_eq(bloom, bloom) IS 'true if the filters have the same header and bits';
 
 CREATE FUNCTION bloom_ne(a bloom, b bloom) RETURNS boolean
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_ne(bloom, bloom) IS 'true if the filters differ in header or bits';
 
 CREATE FUNCTION bloom_value_hash(bloom) RETURNS integer
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_value_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_value_hash(bloom) IS 'hash of a whole filter value, for the hash operator class';
 
 CREATE FUNCTION bloom_value_hash_extended(bloom, bigint) RETURNS bigint
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_value_hash_extended' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_value_hash_extended(bloom, bigint) IS 'seeded 64-bit hash of a whole filter value, for the hash operator class';
 
@@ -277,27 +341,27 @@ CREATE FUNCTION bloom_info(filter bloom,
 	OUT estimated_keys float8,
 	OUT current_false_positive_rate float8,
 	OUT over_capacity boolean)
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_info(bloom) IS 'header of the filter, its fill, the estimated number of keys, the current false-positive rate, and whether it is over its design capacity';
 
 CREATE FUNCTION bloom_cardinality(filter bloom) RETURNS float8
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_cardinality' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_cardinality(bloom) IS 'estimated number of distinct keys in the filter, from its fill';
 
 CREATE FUNCTION bloom_false_positive_rate(filter bloom) RETURNS float8
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_false_positive_rate' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_false_positive_rate(bloom) IS 'probability that the filter reports a key it never got as present, from its bits';
 
 CREATE FUNCTION bloom_union_cardinality(a bloom, b bloom) RETURNS float8
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_union_cardinality' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_union_cardinality(bloom, bloom) IS 'estimated number of distinct keys in either filter';
 
 CREATE FUNCTION bloom_intersect_cardinality(a bloom, b bloom) RETURNS float8
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_intersect_cardinality' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_intersect_cardinality(bloom, bloom) IS 'estimated number of distinct keys in both filters, as |A| + |B| - |A union B|';
 
@@ -307,7 +371,7 @@ CREATE FUNCTION bloom_size(capacity bigint, false_positive_rate float8 DEFAULT 0
 	OUT nhashes integer,
 	OUT nblocks bigint,
 	OUT expected_false_positive_rate float8)
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_size' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_size(bigint, float8) IS 'size in bytes and bits, hash count and blocks of bloom_create(capacity, false_positive_rate), and its expected rate at capacity';
 
@@ -315,6 +379,6 @@ COMMENT ON FUNCTION bloom_size(bigint, float8) IS 'size in bytes and bits, hash 
 
 -- not STRICT: a NULL key returns the filter unchanged and added false
 CREATE FUNCTION bloom_add_new(INOUT filter bloom, key anyelement, OUT added boolean)
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_add_new' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_add_new(bloom, anyelement) IS 'copy of the filter with the key added, and whether the key was surely new (some bit changed)';

@@ -22,9 +22,9 @@
  * Make an empty filter sized for "capacity" distinct keys at a false-positive
  * rate of at most "false_positive_rate".
  */
-PG_FUNCTION_INFO_V1(bloom_create);
+PG_FUNCTION_INFO_V1(bf_create);
 Datum
-bloom_create(PG_FUNCTION_ARGS)
+bf_create(PG_FUNCTION_ARGS)
 {
 	int64		capacity = PG_GETARG_INT64(0);
 	double		rate = PG_GETARG_FLOAT8(1);
@@ -66,9 +66,9 @@ add_key(FunctionCallInfo fcinfo, bool *added)
  * filter unchanged, so that bloom_add over a nullable column never loses a
  * filter.
  */
-PG_FUNCTION_INFO_V1(bloom_add);
+PG_FUNCTION_INFO_V1(bf_add);
 Datum
-bloom_add(PG_FUNCTION_ARGS)
+bf_add(PG_FUNCTION_ARGS)
 {
 	bool		added;
 
@@ -86,9 +86,9 @@ bloom_add(PG_FUNCTION_ARGS)
  * same).  false means the key was probably there already, or was NULL: a
  * NULL key leaves the filter unchanged, as in bloom_add.
  */
-PG_FUNCTION_INFO_V1(bloom_add_new);
+PG_FUNCTION_INFO_V1(bf_add_new);
 Datum
-bloom_add_new(PG_FUNCTION_ARGS)
+bf_add_new(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc = bloom_result_tupdesc(fcinfo);
 	Datum		values[2];

@@ -43,9 +43,9 @@ bloom_agg_context(FunctionCallInfo fcinfo, const char *fname)
  * when memory is needed: a state exists only if the first call, which makes
  * it, ran in an aggregate.
  */
-PG_FUNCTION_INFO_V1(bloom_agg_trans);
+PG_FUNCTION_INFO_V1(bf_agg_trans);
 Datum
-bloom_agg_trans(PG_FUNCTION_ARGS)
+bf_agg_trans(PG_FUNCTION_ARGS)
 {
 	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
@@ -97,9 +97,9 @@ bloom_agg_trans(PG_FUNCTION_ARGS)
  * Combine two partial states (parallel workers, partitionwise aggregation,
  * or engines built on partial aggregation).
  */
-PG_FUNCTION_INFO_V1(bloom_agg_combine);
+PG_FUNCTION_INFO_V1(bf_agg_combine);
 Datum
-bloom_agg_combine(PG_FUNCTION_ARGS)
+bf_agg_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext cxt = bloom_agg_context(fcinfo, "bloom_agg_combine");
 	BloomAggState *a = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
@@ -116,9 +116,9 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 /*
  * Serialize a state for a parallel worker; the format is in bloom.h.
  */
-PG_FUNCTION_INFO_V1(bloom_agg_serialize);
+PG_FUNCTION_INFO_V1(bf_agg_serialize);
 Datum
-bloom_agg_serialize(PG_FUNCTION_ARGS)
+bf_agg_serialize(PG_FUNCTION_ARGS)
 {
 	MemoryContext cxt = bloom_agg_context(fcinfo, "bloom_agg_serialize");
 
@@ -129,9 +129,9 @@ bloom_agg_serialize(PG_FUNCTION_ARGS)
 /*
  * Rebuild a state from its serialized form, checking every field first.
  */
-PG_FUNCTION_INFO_V1(bloom_agg_deserialize);
+PG_FUNCTION_INFO_V1(bf_agg_deserialize);
 Datum
-bloom_agg_deserialize(PG_FUNCTION_ARGS)
+bf_agg_deserialize(PG_FUNCTION_ARGS)
 {
 	bytea	   *in = PG_GETARG_BYTEA_PP(0);
 	MemoryContext cxt = bloom_agg_context(fcinfo, "bloom_agg_deserialize");
@@ -145,13 +145,14 @@ bloom_agg_deserialize(PG_FUNCTION_ARGS)
  * filter, never NULL, so that an anti-join pre-check over an empty table
  * stays right.
  */
-PG_FUNCTION_INFO_V1(bloom_agg_final);
+PG_FUNCTION_INFO_V1(bf_agg_final);
 Datum
-bloom_agg_final(PG_FUNCTION_ARGS)
+bf_agg_final(PG_FUNCTION_ARGS)
 {
 	MemoryContext cxt = bloom_agg_context(fcinfo, "bloom_agg_final");
 	BloomAggState *s = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
-	bool		sized = PG_NARGS() == 4;
+	bool		sized = bloom_call_nargs(fcinfo) == 4;
+	bool		wrapped = fcinfo->flinfo->fn_expr == NULL;
 	BloomKeyType kt;
 	int64		capacity = 1;
 	double		rate = BLOOM_DEFAULT_RATE;
@@ -161,13 +162,17 @@ bloom_agg_final(PG_FUNCTION_ARGS)
 	if (s != NULL)
 		PG_RETURN_BLOOM_P(bloom_agg_state_final(s, cxt));
 
-	bloom_key_type_init(&kt, get_fn_expr_argtype(fcinfo->flinfo, 1),
+	bloom_key_type_init(&kt, bloom_call_arg_type(fcinfo, 1),
 						PG_GET_COLLATION(), CurrentMemoryContext);
 	if (sized && !bloom_agg_sized_args_without_rows(fcinfo, &capacity, &rate))
 		ereport(ERROR,
 				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				errmsg("bloom_agg over no rows cannot size its filter"),
+				wrapped ?
+				errdetail("The aggregate ran on the nodes of a distributed table, none of which had a row, so the capacity and false-positive rate never reached this node.") :
 				errdetail("The capacity and false-positive rate come from the rows, and there are none."),
+				wrapped ?
+				errhint("On Citus, SET citus.allow_aggregate_worker_combine_on_internal_types = off to have the coordinator build the filter.") :
 				errhint("Pass the capacity and rate as constants or parameters."));
 	bloom_plan_or_error(capacity, rate, &nblocks, &k);
 	PG_RETURN_BLOOM_P(bloom_new((uint64) capacity, rate, nblocks, k,

@@ -155,7 +155,8 @@ bloom_agg_sized_args_without_rows(FunctionCallInfo fcinfo, int64 *capacity,
 	Datum		d[2];
 	bool		isnull[2];
 
-	if (ps == NULL)
+	/* called through a wrapper (Citus): the Aggref and plan are not ours */
+	if (ps == NULL || fcinfo->flinfo->fn_expr == NULL)
 		return false;
 	if (aggref != NULL && IsA(ps, AggState) && list_length(aggref->args) == 3 &&
 		row_independent((Node *) list_nth_node(TargetEntry, aggref->args, 1)->expr) &&

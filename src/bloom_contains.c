@@ -80,9 +80,9 @@ contains_setup(FunctionCallInfo fcinfo)
 /*
  * Is the key possibly in the filter?  false means surely absent.
  */
-PG_FUNCTION_INFO_V1(bloom_contains);
+PG_FUNCTION_INFO_V1(bf_contains);
 Datum
-bloom_contains(PG_FUNCTION_ARGS)
+bf_contains(PG_FUNCTION_ARGS)
 {
 	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(0);
 	ContainsCache *c = (ContainsCache *) fcinfo->flinfo->fn_extra;

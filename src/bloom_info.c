@@ -28,9 +28,9 @@
  * that fill says about the keys it holds, the false-positive rate it has now,
  * and whether it is over its design capacity (bloom_over_capacity).
  */
-PG_FUNCTION_INFO_V1(bloom_info);
+PG_FUNCTION_INFO_V1(bf_info);
 Datum
-bloom_info(PG_FUNCTION_ARGS)
+bf_info(PG_FUNCTION_ARGS)
 {
 	bytea	   *v = PG_GETARG_BLOOM_P(0);
 	TupleDesc	tupdesc = bloom_result_tupdesc(fcinfo);
@@ -88,9 +88,9 @@ filter_estimate(const BloomFilter *f)
  * Estimated number of distinct keys in the filter (infinity when every bit is
  * set).
  */
-PG_FUNCTION_INFO_V1(bloom_cardinality);
+PG_FUNCTION_INFO_V1(bf_cardinality);
 Datum
-bloom_cardinality(PG_FUNCTION_ARGS)
+bf_cardinality(PG_FUNCTION_ARGS)
 {
 	BloomFilter f;
 
@@ -102,9 +102,9 @@ bloom_cardinality(PG_FUNCTION_ARGS)
  * The false-positive rate the filter has now: the probability that a key
  * never added is reported present.
  */
-PG_FUNCTION_INFO_V1(bloom_false_positive_rate);
+PG_FUNCTION_INFO_V1(bf_false_positive_rate);
 Datum
-bloom_false_positive_rate(PG_FUNCTION_ARGS)
+bf_false_positive_rate(PG_FUNCTION_ARGS)
 {
 	BloomFilter f;
 	uint64		bits_set;
@@ -130,9 +130,9 @@ union_estimate(const BloomFilter *a, const BloomFilter *b)
  * Estimated number of distinct keys in either filter, from the fill of their
  * union (computed without building it).
  */
-PG_FUNCTION_INFO_V1(bloom_union_cardinality);
+PG_FUNCTION_INFO_V1(bf_union_cardinality);
 Datum
-bloom_union_cardinality(PG_FUNCTION_ARGS)
+bf_union_cardinality(PG_FUNCTION_ARGS)
 {
 	BloomFilter fa,
 				fb;
@@ -149,9 +149,9 @@ bloom_union_cardinality(PG_FUNCTION_ARGS)
  * that keys of A and keys of B set in common by chance.  NULL when the union
  * has every bit set and so says nothing.
  */
-PG_FUNCTION_INFO_V1(bloom_intersect_cardinality);
+PG_FUNCTION_INFO_V1(bf_intersect_cardinality);
 Datum
-bloom_intersect_cardinality(PG_FUNCTION_ARGS)
+bf_intersect_cardinality(PG_FUNCTION_ARGS)
 {
 	BloomFilter fa,
 				fb;
@@ -174,9 +174,9 @@ bloom_intersect_cardinality(PG_FUNCTION_ARGS)
  * it is expected to have once it holds capacity keys (at most the one asked
  * for).  For planning storage before building anything.
  */
-PG_FUNCTION_INFO_V1(bloom_size);
+PG_FUNCTION_INFO_V1(bf_size);
 Datum
-bloom_size(PG_FUNCTION_ARGS)
+bf_size(PG_FUNCTION_ARGS)
 {
 	int64		capacity = PG_GETARG_INT64(0);
 	double		rate = PG_GETARG_FLOAT8(1);

@@ -57,9 +57,9 @@ decode_chunked(const char *str, size_t slen, uint8 *out)
 /*
  * Convert the text form (base64 of the payload) to a bloom value.
  */
-PG_FUNCTION_INFO_V1(bloom_in);
+PG_FUNCTION_INFO_V1(bf_in);
 Datum
-bloom_in(PG_FUNCTION_ARGS)
+bf_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
 	Node	   *escontext = fcinfo->context;
@@ -97,9 +97,9 @@ bloom_in(PG_FUNCTION_ARGS)
 /*
  * Convert a bloom value to its text form.
  */
-PG_FUNCTION_INFO_V1(bloom_out);
+PG_FUNCTION_INFO_V1(bf_out);
 Datum
-bloom_out(PG_FUNCTION_ARGS)
+bf_out(PG_FUNCTION_ARGS)
 {
 	bytea	   *v = PG_GETARG_BLOOM_P(0);
 	size_t		len = VARSIZE(v) - VARHDRSZ;
@@ -120,9 +120,9 @@ bloom_out(PG_FUNCTION_ARGS)
 /*
  * Convert the binary form (the payload) to a bloom value.
  */
-PG_FUNCTION_INFO_V1(bloom_recv);
+PG_FUNCTION_INFO_V1(bf_recv);
 Datum
-bloom_recv(PG_FUNCTION_ARGS)
+bf_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
 	int			len = buf->len - buf->cursor;
@@ -143,9 +143,9 @@ bloom_recv(PG_FUNCTION_ARGS)
 /*
  * Convert a bloom value to its binary form.
  */
-PG_FUNCTION_INFO_V1(bloom_send);
+PG_FUNCTION_INFO_V1(bf_send);
 Datum
-bloom_send(PG_FUNCTION_ARGS)
+bf_send(PG_FUNCTION_ARGS)
 {
 	bytea	   *v = PG_GETARG_BLOOM_P(0);
 	StringInfoData buf;
@@ -159,9 +159,9 @@ bloom_send(PG_FUNCTION_ARGS)
  * Cast bytea to bloom: the bytes must be a valid payload, as bloom::bytea
  * produces.
  */
-PG_FUNCTION_INFO_V1(bloom_from_bytea);
+PG_FUNCTION_INFO_V1(bf_from_bytea);
 Datum
-bloom_from_bytea(PG_FUNCTION_ARGS)
+bf_from_bytea(PG_FUNCTION_ARGS)
 {
 	bytea	   *v = PG_GETARG_BYTEA_P_COPY(0);
 

@@ -28,6 +28,8 @@
 
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/primnodes.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
@@ -241,6 +243,65 @@ bloom_key_type_try_init(BloomKeyType *kt, Oid typid, Oid collid,
 }
 
 /*
+ * The type of argument argno as called.  Distributed engines call the
+ * aggregate's support functions through wrappers of their own (Citus's
+ * worker_partial_agg and coord_combine_agg), without a call expression: then
+ * the type is the function's declared one, which is concrete for the
+ * overloads that such engines push down (sql/bloomfilter--1.0.sql).
+ * InvalidOid if neither says.
+ */
+Oid
+bloom_call_arg_type(FunctionCallInfo fcinfo, int argno)
+{
+	FmgrInfo   *flinfo = fcinfo->flinfo;
+	Oid			typid = get_fn_expr_argtype(flinfo, argno);
+	Oid		   *argtypes;
+	int			nargs;
+
+	if (OidIsValid(typid))
+	{
+		Aggref	   *aggref = AggGetAggref(fcinfo);
+
+		/*
+		 * An aggregate's key of a type with an implicit binary cast to an
+		 * overload's type (citext to text) arrives relabelled: hash it as its
+		 * own type, as the polymorphic form does.
+		 */
+		if (aggref != NULL && argno >= 1 && argno <= list_length(aggref->args))
+		{
+			Node	   *arg = (Node *) list_nth_node(TargetEntry, aggref->args, argno - 1)->expr;
+
+			if (IsA(arg, RelabelType) &&
+				((RelabelType *) arg)->relabelformat == COERCE_IMPLICIT_CAST)
+				typid = exprType((Node *) ((RelabelType *) arg)->arg);
+		}
+		return typid;
+	}
+	if (flinfo->fn_expr != NULL || !OidIsValid(flinfo->fn_oid))
+		return typid;
+	(void) get_func_signature(flinfo->fn_oid, &argtypes, &nargs);
+	if (argno < nargs && !IsPolymorphicType(argtypes[argno]))
+		typid = argtypes[argno];
+	pfree(argtypes);
+	return typid;
+}
+
+/*
+ * The number of arguments of the call: the declared number where a wrapper
+ * calls without a call expression (Citus's coord_combine_agg passes the
+ * final function its own argument count, NULLs after the state).
+ */
+int
+bloom_call_nargs(FunctionCallInfo fcinfo)
+{
+	FmgrInfo   *flinfo = fcinfo->flinfo;
+
+	if (flinfo->fn_expr != NULL || !OidIsValid(flinfo->fn_oid))
+		return PG_NARGS();
+	return get_func_nargs(flinfo->fn_oid);
+}
+
+/*
  * Set up the key type of argument argno of a call in kt, once per call site
  * (kt->typid stays 0 until then).
  */
@@ -248,7 +309,7 @@ BloomKeyType *
 bloom_arg_key_type(FunctionCallInfo fcinfo, int argno, BloomKeyType *kt)
 {
 	if (kt->typid == InvalidOid)
-		bloom_key_type_init(kt, get_fn_expr_argtype(fcinfo->flinfo, argno),
+		bloom_key_type_init(kt, bloom_call_arg_type(fcinfo, argno),
 							PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
 	return kt;
 }

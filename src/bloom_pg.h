@@ -27,6 +27,22 @@
 #if PG_VERSION_NUM >= 160000
 #include "nodes/miscnodes.h"
 #include "varatt.h"			/* split out of postgres.h in 16 */
+#else
+/*
+ * The module is built with -fvisibility=hidden (see the Makefile), so the
+ * fmgr functions must be exported explicitly, as 16's fmgr.h does.
+ */
+#undef PG_FUNCTION_INFO_V1
+#define PG_FUNCTION_INFO_V1(funcname) \
+extern PGDLLEXPORT Datum funcname(PG_FUNCTION_ARGS); \
+extern PGDLLEXPORT const Pg_finfo_record * CppConcat(pg_finfo_,funcname)(void); \
+const Pg_finfo_record * \
+CppConcat(pg_finfo_,funcname) (void) \
+{ \
+	static const Pg_finfo_record my_finfo = { 1 }; \
+	return &my_finfo; \
+} \
+extern int no_such_variable
 #endif
 
 #include "bloom.h"
@@ -88,6 +104,8 @@ extern void bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collid,
 								MemoryContext mcxt);
 extern bool bloom_key_type_try_init(BloomKeyType *kt, Oid typid, Oid collid,
 									MemoryContext mcxt);
+extern Oid	bloom_call_arg_type(FunctionCallInfo fcinfo, int argno);
+extern int	bloom_call_nargs(FunctionCallInfo fcinfo);
 extern BloomKeyType *bloom_arg_key_type(FunctionCallInfo fcinfo, int argno,
 										BloomKeyType *kt);
 extern BloomKeyType *bloom_call_key_type(FunctionCallInfo fcinfo, int argno);

@@ -61,9 +61,9 @@ combine_filters(bytea *a, bytea *b, BloomMergeOp op)
  * A filter holding every key of either filter.  The union of filters built
  * over parts of a set is bit for bit the filter built over the whole set.
  */
-PG_FUNCTION_INFO_V1(bloom_union);
+PG_FUNCTION_INFO_V1(bf_union);
 Datum
-bloom_union(PG_FUNCTION_ARGS)
+bf_union(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BLOOM_P(combine_filters(PG_GETARG_BLOOM_P(0),
 									  PG_GETARG_BLOOM_P(1),
@@ -76,9 +76,9 @@ bloom_union(PG_FUNCTION_ARGS)
  * key of A and another of B survives): it is never smaller, and may be
  * fuller, than the filter built from the common keys alone.
  */
-PG_FUNCTION_INFO_V1(bloom_intersect);
+PG_FUNCTION_INFO_V1(bf_intersect);
 Datum
-bloom_intersect(PG_FUNCTION_ARGS)
+bf_intersect(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BLOOM_P(combine_filters(PG_GETARG_BLOOM_P(0),
 									  PG_GETARG_BLOOM_P(1),
@@ -111,16 +111,16 @@ filters_equal(FunctionCallInfo fcinfo)
 	return eq;
 }
 
-PG_FUNCTION_INFO_V1(bloom_eq);
+PG_FUNCTION_INFO_V1(bf_eq);
 Datum
-bloom_eq(PG_FUNCTION_ARGS)
+bf_eq(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(filters_equal(fcinfo));
 }
 
-PG_FUNCTION_INFO_V1(bloom_ne);
+PG_FUNCTION_INFO_V1(bf_ne);
 Datum
-bloom_ne(PG_FUNCTION_ARGS)
+bf_ne(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(!filters_equal(fcinfo));
 }
@@ -131,9 +131,9 @@ bloom_ne(PG_FUNCTION_ARGS)
  * partitioning, like PostgreSQL's own hash functions; the bits of a filter
  * never depend on it.
  */
-PG_FUNCTION_INFO_V1(bloom_value_hash);
+PG_FUNCTION_INFO_V1(bf_value_hash);
 Datum
-bloom_value_hash(PG_FUNCTION_ARGS)
+bf_value_hash(PG_FUNCTION_ARGS)
 {
 	bytea	   *v = PG_GETARG_BLOOM_P(0);
 	Datum		h = hash_any((unsigned char *) VARDATA(v),
@@ -143,9 +143,9 @@ bloom_value_hash(PG_FUNCTION_ARGS)
 	return h;
 }
 
-PG_FUNCTION_INFO_V1(bloom_value_hash_extended);
+PG_FUNCTION_INFO_V1(bf_value_hash_extended);
 Datum
-bloom_value_hash_extended(PG_FUNCTION_ARGS)
+bf_value_hash_extended(PG_FUNCTION_ARGS)
 {
 	bytea	   *v = PG_GETARG_BLOOM_P(0);
 	Datum		h = hash_any_extended((unsigned char *) VARDATA(v),
@@ -228,17 +228,17 @@ setop_trans(FunctionCallInfo fcinfo, BloomMergeOp op, const char *fname)
 }
 
 /* Transition function of bloom_union_agg; NULL filters are skipped. */
-PG_FUNCTION_INFO_V1(bloom_union_agg_trans);
+PG_FUNCTION_INFO_V1(bf_union_agg_trans);
 Datum
-bloom_union_agg_trans(PG_FUNCTION_ARGS)
+bf_union_agg_trans(PG_FUNCTION_ARGS)
 {
 	return setop_trans(fcinfo, BLOOM_MERGE_OR, "bloom_union_agg_trans");
 }
 
 /* Transition function of bloom_intersect_agg; NULL filters are skipped. */
-PG_FUNCTION_INFO_V1(bloom_intersect_agg_trans);
+PG_FUNCTION_INFO_V1(bf_intersect_agg_trans);
 Datum
-bloom_intersect_agg_trans(PG_FUNCTION_ARGS)
+bf_intersect_agg_trans(PG_FUNCTION_ARGS)
 {
 	return setop_trans(fcinfo, BLOOM_MERGE_AND, "bloom_intersect_agg_trans");
 }
@@ -263,17 +263,17 @@ setop_combine(FunctionCallInfo fcinfo, BloomMergeOp op, const char *fname)
 }
 
 /* Combine two partial states of bloom_union_agg. */
-PG_FUNCTION_INFO_V1(bloom_union_agg_combine);
+PG_FUNCTION_INFO_V1(bf_union_agg_combine);
 Datum
-bloom_union_agg_combine(PG_FUNCTION_ARGS)
+bf_union_agg_combine(PG_FUNCTION_ARGS)
 {
 	return setop_combine(fcinfo, BLOOM_MERGE_OR, "bloom_union_agg_combine");
 }
 
 /* Combine two partial states of bloom_intersect_agg. */
-PG_FUNCTION_INFO_V1(bloom_intersect_agg_combine);
+PG_FUNCTION_INFO_V1(bf_intersect_agg_combine);
 Datum
-bloom_intersect_agg_combine(PG_FUNCTION_ARGS)
+bf_intersect_agg_combine(PG_FUNCTION_ARGS)
 {
 	return setop_combine(fcinfo, BLOOM_MERGE_AND,
 						 "bloom_intersect_agg_combine");
@@ -283,9 +283,9 @@ bloom_intersect_agg_combine(PG_FUNCTION_ARGS)
  * Serialize a state of either aggregate: the state is a filter, and its
  * serialized form is the filter's payload (bloom.h), as bloom::bytea gives.
  */
-PG_FUNCTION_INFO_V1(bloom_setop_agg_serialize);
+PG_FUNCTION_INFO_V1(bf_setop_agg_serialize);
 Datum
-bloom_setop_agg_serialize(PG_FUNCTION_ARGS)
+bf_setop_agg_serialize(PG_FUNCTION_ARGS)
 {
 	BloomSetOpState *s = (BloomSetOpState *) PG_GETARG_POINTER(0);
 	bytea	   *out;
@@ -300,9 +300,9 @@ bloom_setop_agg_serialize(PG_FUNCTION_ARGS)
  * Rebuild a state from a serialized filter, checked by the validator that
  * guards every other way in.
  */
-PG_FUNCTION_INFO_V1(bloom_setop_agg_deserialize);
+PG_FUNCTION_INFO_V1(bf_setop_agg_deserialize);
 Datum
-bloom_setop_agg_deserialize(PG_FUNCTION_ARGS)
+bf_setop_agg_deserialize(PG_FUNCTION_ARGS)
 {
 	bytea	   *in = PG_GETARG_BYTEA_PP(0);
 	size_t		len = VARSIZE_ANY_EXHDR(in);
@@ -355,16 +355,16 @@ setop_final(FunctionCallInfo fcinfo, const char *aggname)
 	PG_RETURN_BLOOM_P(v);
 }
 
-PG_FUNCTION_INFO_V1(bloom_union_agg_final);
+PG_FUNCTION_INFO_V1(bf_union_agg_final);
 Datum
-bloom_union_agg_final(PG_FUNCTION_ARGS)
+bf_union_agg_final(PG_FUNCTION_ARGS)
 {
 	return setop_final(fcinfo, "bloom_union_agg");
 }
 
-PG_FUNCTION_INFO_V1(bloom_intersect_agg_final);
+PG_FUNCTION_INFO_V1(bf_intersect_agg_final);
 Datum
-bloom_intersect_agg_final(PG_FUNCTION_ARGS)
+bf_intersect_agg_final(PG_FUNCTION_ARGS)
 {
 	return setop_final(fcinfo, "bloom_intersect_agg");
 }

@@ -338,9 +338,9 @@ filter_const(PlannerInfo *root, Node *arg)
  * Planner support function of bloom_contains: SupportRequestSelectivity and
  * SupportRequestCost.
  */
-PG_FUNCTION_INFO_V1(bloom_contains_support);
+PG_FUNCTION_INFO_V1(bf_contains_support);
 Datum
-bloom_contains_support(PG_FUNCTION_ARGS)
+bf_contains_support(PG_FUNCTION_ARGS)
 {
 	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
 

@@ -27,7 +27,7 @@ PG_MODULE_MAGIC;
 #endif
 
 #if PG_VERSION_NUM < 160000
-void		_PG_init(void);		/* fmgr.h declares it from 16 on */
+extern PGDLLEXPORT void _PG_init(void);	/* fmgr.h declares it from 16 on */
 #endif
 
 /*

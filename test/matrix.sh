@@ -79,6 +79,8 @@ pgc="$pgdir/bin/pg_config"
 echo "matrix.sh: $("$pgc" --version) in $pgdir, port $port"
 as_user make -C "$src" -s -j"$(nproc 2>/dev/null || echo 2)" PG_CONFIG="$pgc" PG_CFLAGS=-Werror ||
 	{ echo "matrix.sh: build failed against $name" >&2; exit 1; }
+bash "$src/test/symbols.sh" "$src/bloomfilter.so" ||
+	{ echo "matrix.sh: the module built against $name exports the wrong symbols" >&2; exit 1; }
 as_user make -C "$src" -s PG_CONFIG="$pgc" install >/dev/null ||
 	{ echo "matrix.sh: install failed into $name" >&2; exit 1; }
 

@@ -5,7 +5,8 @@
 #   bash test/run-tests.sh [--strict]
 #
 # 1. installs the build dependencies (test/deps.sh),
-# 2. builds (with PG_CFLAGS=-Werror under --strict or CI=true) and installs,
+# 2. builds (with PG_CFLAGS=-Werror under --strict or CI=true), checks that
+#    the module exports only bf_* fmgr symbols (test/symbols.sh), installs,
 # 3. runs the pg_regress suite, plus isolation specs if test/isolation/specs
 #    holds any, in a throwaway cluster: pg_virtualenv make installcheck,
 # 4. runs the TAP tests in test/t, if any, as an unprivileged user
@@ -16,9 +17,12 @@
 #    message, where the tarball is absent (a clone without ../shared),
 # 6. runs a short load test (test/load/run.sh -T 10: 8 writers, no lost key),
 # 7. replays the fuzzer's inputs (test/fuzz/run.sh --replay),
-# 8. prints "N passed, N failed" (one count per regression test, isolation
-#    spec and TAP script, on every version, one for the load test and one
-#    for the fuzzer replay) and exits non-zero if anything failed.
+# 8. runs test/citus/run.sh (a Citus coordinator and two workers from
+#    ../shared/pg/pg-18.tar.gz; skipped, with a message, without it),
+# 9. prints "N passed, N failed" (one count per regression test, isolation
+#    spec, TAP script and Citus check, on every version, one for the load
+#    test and one for the fuzzer replay) and exits non-zero if anything
+#    failed.
 #
 # Environment: PG_CONFIG (default pg_config), PG_CFLAGS (extra compiler flags,
 # kept under --strict), PROVE_FLAGS (e.g. --verbose), CI, MATRIX_DIR (where
@@ -27,7 +31,7 @@
 set -uo pipefail
 
 usage() {
-	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 strict=0
@@ -129,6 +133,14 @@ else
 fi
 make -j"$JOBS" "${make_args[@]}" || abort "build failed"
 
+heading "Exported symbols (test/symbols.sh)"
+if bash test/symbols.sh bloomfilter.so; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	status=1
+fi
+
 heading "Install"
 as_root make "${make_args[@]}" install || abort "make install failed"
 
@@ -201,6 +213,8 @@ fi
 # (regression and isolation suites) in a private server by test/matrix.sh.
 # A user's clone has no ../shared: those versions are skipped, and say so.
 matrix_dir=${MATRIX_DIR:-$ROOT/../shared/pg}
+# (a clone elsewhere on the machine that holds /work/shared)
+[ -z "${MATRIX_DIR:-}" ] && [ ! -d "$matrix_dir" ] && [ -d /work/shared/pg ] && matrix_dir=/work/shared/pg
 matrix_versions=$( (printf '%s\n' $MATRIX_MAJORS
 	for t in "$matrix_dir"/pg-*.tar.gz; do
 		[ -f "$t" ] && basename "$t" .tar.gz | sed 's/^pg-//'
@@ -248,6 +262,20 @@ if bash test/fuzz/run.sh --replay; then
 else
 	failed=$((failed + 1))
 	status=1
+fi
+
+# ---------------------------------------------------------------------------
+# A real Citus cluster (coordinator and two workers) from the prebuilt
+# PostgreSQL 18 tarball next to the repository; it says "skipped" without it.
+heading "Citus (test/citus/run.sh)"
+bash test/citus/run.sh 2>&1 | tee "$LOGDIR/citus.log"
+rc=${PIPESTATUS[0]}
+read -r p f < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$LOGDIR/citus.log" | tail -1)
+passed=$((passed + ${p:-0}))
+failed=$((failed + ${f:-0}))
+if [ "$rc" -ne 0 ]; then
+	status=1
+	[ "${f:-0}" -eq 0 ] && failed=$((failed + 1))
 fi
 
 # ---------------------------------------------------------------------------

@@ -318,7 +318,7 @@ my $step1 = <<'EOS';
 ALTER FUNCTION bloom_false_positive_rate(bloom) STABLE;
 
 CREATE FUNCTION bloom_estimate(filter bloom) RETURNS float8
-	AS 'MODULE_PATHNAME', 'bloom_cardinality' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bf_cardinality' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloom_estimate(bloom) IS 'estimated number of distinct keys';
 EOS

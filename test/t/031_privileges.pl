@@ -180,7 +180,7 @@ my @denied = (
 	[ "ALTER FUNCTION bloom_contains(bloom, anyelement) OWNER TO alice", qr/must be owner of function bloom_contains/ ],
 	[ "ALTER EXTENSION bloomfilter DROP FUNCTION bloom_contains(bloom, anyelement)",
 	  qr/must be owner of function bloom_contains/ ],
-	[ "CREATE FUNCTION evil(bloom) RETURNS int AS '\$libdir/bloomfilter', 'bloom_value_hash' LANGUAGE C",
+	[ "CREATE FUNCTION evil(bloom) RETURNS int AS '\$libdir/bloomfilter', 'bf_value_hash' LANGUAGE C",
 	  qr/permission denied for language c/ ],
 	[ "LOAD 'bloomfilter'", qr/access to library "bloomfilter" is not allowed/ ],
 	# crafted bytes: refused by the validator, never read past the end

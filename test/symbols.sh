@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+#
+# test/symbols.sh: the module exports only what the server calls.
+#
+#   bash test/symbols.sh [path/to/bloomfilter.so]
+#
+# The server resolves a module's functions by name in one namespace with its
+# own symbols: core PostgreSQL exports a bloom_create (lib/bloomfilter.c), so
+# a module symbol of that name would collide.  Every exported symbol must be
+# an fmgr function named bf_*, its pg_finfo_bf_* record, the magic block or
+# _PG_init; and every C function the install script names must be exported.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+so=${1:-bloomfilter.so}
+[ -f "$so" ] || { echo "symbols.sh: no $so (build first)" >&2; exit 2; }
+
+exported=$(nm -D --defined-only "$so" | awk '{print $3}' | sort)
+bad=$(grep -v -E '^(bf_[a-z0-9_]+|pg_finfo_bf_[a-z0-9_]+|Pg_magic_func|_PG_init)$' <<<"$exported" || true)
+if [ -n "$bad" ]; then
+	echo "symbols.sh: $so exports symbols outside bf_*:"
+	sed 's/^/  /' <<<"$bad"
+	exit 1
+fi
+# every link symbol of the install scripts is exported, with its finfo record
+missing=0
+for sym in $(grep -ho "'MODULE_PATHNAME', '[a-z0-9_]*'" sql/bloomfilter--*.sql |
+	sed "s/.*, '\(.*\)'/\1/" | sort -u); do
+	for s in "$sym" "pg_finfo_$sym"; do
+		if ! grep -qx "$s" <<<"$exported"; then
+			echo "symbols.sh: $so does not export $s"
+			missing=1
+		fi
+	done
+done
+[ "$missing" -eq 0 ] || exit 1
+echo "symbols.sh: $(grep -c '^bf_' <<<"$exported") fmgr functions exported, all bf_*; nothing else"
