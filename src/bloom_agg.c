@@ -77,6 +77,13 @@ bf_agg_trans(PG_FUNCTION_ARGS)
 								kt->family, false, 0, 0.0,
 								bloom_agg_expected_rows(fcinfo));
 
+	/*
+	 * A window aggregate cannot have the temporary files closed at the end
+	 * of its partition: its unsized state stays in memory, as before.
+	 */
+	if (PG_ARGISNULL(0) && !IsA(fcinfo->context, AggState))
+		bloom_agg_state_keep_in_memory(s);
+
 	if (!PG_ARGISNULL(1))
 	{
 		uint64		h = bloom_key_hash(kt, PG_GETARG_DATUM(1), BLOOM_DEFAULT_SEED);
@@ -108,7 +115,7 @@ bf_agg_combine(PG_FUNCTION_ARGS)
 	if (b == NULL)
 		PG_RETURN_POINTER(a);
 	a = bloom_agg_state_combine(a, b, cxt);
-	if (bloom_agg_state_spill_started(a))
+	if (bloom_agg_state_spill_started(a) && IsA(fcinfo->context, AggState))
 		AggRegisterCallback(fcinfo, bloom_agg_state_shutdown, PointerGetDatum(a));
 	PG_RETURN_POINTER(a);
 }

@@ -832,6 +832,13 @@ bloom_agg_state_spill_started(BloomAggState *s)
 	return true;
 }
 
+/* Never spill this state (a window aggregate's). */
+void
+bloom_agg_state_keep_in_memory(BloomAggState *s)
+{
+	s->budget = SIZE_MAX;
+}
+
 /* Close the temporary files of a state whose aggregate is done with it. */
 void
 bloom_agg_state_shutdown(Datum arg)

@@ -174,6 +174,7 @@ extern BloomAggState *bloom_agg_state_deserialize(const uint8 *p, size_t len,
 												  MemoryContext cxt);
 extern bytea *bloom_agg_state_final(BloomAggState *s, MemoryContext cxt);
 extern bool bloom_agg_state_spill_started(BloomAggState *s);
+extern void bloom_agg_state_keep_in_memory(BloomAggState *s);
 extern void bloom_agg_state_shutdown(Datum arg);
 
 /*

@@ -60,9 +60,9 @@ for t in int text; do
 done
 rows=$(q -c "SELECT count(*) FROM bench_build_int")
 
-ms() {		# settings, query -> Execution Time (ms) and workers launched
+ms() {		# settings, query -> Execution Time (ms)
 	q -c "$common $1" -c "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) $2" |
-		tr -d '\n' | sed -E 's/.*"Execution Time": ([0-9.]+).*/\1/'
+		tr -d '\n' | sed -E 's/.*"Execution Time": ([0-9.]+).*/\1/'; echo
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
