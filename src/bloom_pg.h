@@ -155,7 +155,10 @@ extern bool bloom_cache_test_unloaded(BloomCache *c, BloomCachedFilter *e,
 extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo,
 									   const char *fname);
 
-/* bloom_agg_state.c: the state of bloom_agg, opaque to the rest */
+/*
+ * bloom_agg_state.c: the state of bloom_agg, opaque to the rest (its layout
+ * is in bloom_agg_state.h, for the bloom_agg_*.c files that work on it)
+ */
 typedef struct BloomAggState BloomAggState;
 
 extern BloomAggState *bloom_agg_state_new(MemoryContext cxt,
@@ -166,16 +169,20 @@ extern void bloom_agg_state_check_size(const BloomAggState *s,
 									   int64 capacity, double rate);
 extern bool bloom_agg_state_try_add(BloomAggState *s, uint64 h);
 extern void bloom_agg_state_add(BloomAggState *s, MemoryContext cxt, uint64 h);
-extern BloomAggState *bloom_agg_state_combine(BloomAggState *a,
-											  BloomAggState *b,
-											  MemoryContext cxt);
-extern bytea *bloom_agg_state_serialize(BloomAggState *s, MemoryContext cxt);
-extern BloomAggState *bloom_agg_state_deserialize(const uint8 *p, size_t len,
-												  MemoryContext cxt);
 extern bytea *bloom_agg_state_final(BloomAggState *s, MemoryContext cxt);
 extern bool bloom_agg_state_spill_started(BloomAggState *s);
 extern void bloom_agg_state_keep_in_memory(BloomAggState *s);
 extern void bloom_agg_state_shutdown(Datum arg);
+
+/* bloom_agg_combine.c */
+extern BloomAggState *bloom_agg_state_combine(BloomAggState *a,
+											  BloomAggState *b,
+											  MemoryContext cxt);
+
+/* bloom_agg_serial.c */
+extern bytea *bloom_agg_state_serialize(BloomAggState *s, MemoryContext cxt);
+extern BloomAggState *bloom_agg_state_deserialize(const uint8 *p, size_t len,
+												  MemoryContext cxt);
 
 /*
  * bloom_agg_spill.c: the hash lists of an unsized bloom_agg in temporary
