@@ -160,17 +160,19 @@ bloom_agg_state_deserialize(const uint8 *p, size_t len, MemoryContext cxt)
 		BloomFilter f;
 		BloomError	err = bloom_check(body, bodylen, &f);
 
-		if (err == BLOOM_OK &&
-			(f.nblocks != s->nblocks || f.nhashes != s->k ||
-			 f.capacity != h.capacity || f.rate != h.rate ||
-			 strcmp(f.family, h.family) != 0))
-			err = BLOOM_ERR_LENGTH;
 		if (err != BLOOM_OK)
 			ereport(ERROR,
 					errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 					errmsg("invalid bloom_agg state"),
-					errdetail("The filter in the state does not match its shape: %s",
+					errdetail("The filter in the state is invalid: %s",
 							  bloom_error_message(err)));
+		if (f.nblocks != s->nblocks || f.nhashes != s->k ||
+			f.capacity != h.capacity || f.rate != h.rate ||
+			strcmp(f.family, h.family) != 0)
+			ereport(ERROR,
+					errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+					errmsg("invalid bloom_agg state"),
+					errdetail("The filter in the state was not made with the state's capacity, false-positive rate and key family."));
 		s->filter = palloc_extended(VARHDRSZ + bodylen, MCXT_ALLOC_HUGE);
 		SET_VARSIZE(s->filter, VARHDRSZ + bodylen);
 		memcpy(BLOOM_PAYLOAD(s->filter), body, bodylen);
