@@ -28,6 +28,9 @@ OBJS = \
 	src/bloom_contains.o \
 	src/bloom_agg.o \
 	src/bloom_agg_state.o \
+	src/bloom_agg_combine.o \
+	src/bloom_agg_serial.o \
+	src/bloom_agg_spill.o \
 	src/bloom_agg_plan.o \
 	src/bloom_setops.o \
 	src/bloom_info.o \

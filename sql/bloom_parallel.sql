@@ -148,6 +148,54 @@ FROM par_big b,
      (SELECT bloom_agg(i) AS u, bloom_agg(i, 1000000, 0.01) AS s, bloom_agg(t) AS ut FROM par_big) f;
 
 --
+-- spilling: beyond work_mem (and at least 1 MB) of hash lists, the unsized
+-- state goes to temporary files.  Its filter is the same, byte for byte, as
+-- the one built in memory, serial or parallel, and holds every key.
+--
+SET work_mem = '1GB';
+SET max_parallel_workers_per_gather = 0;
+SELECT md5(bloom_agg(t)::bytea) AS text_md5,
+       md5(bloom_agg(i % 700000)::bytea) AS dups_md5
+FROM par_big \gset mem_
+SET work_mem = '64kB';
+-- it does spill: a limit on temporary files stops it
+CREATE FUNCTION pg_temp.sqlstate_of(q text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE q;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE;
+END
+$$;
+SET temp_file_limit = '1kB';
+SELECT pg_temp.sqlstate_of('SELECT bloom_agg(t) FROM par_big') AS over_temp_file_limit;
+RESET temp_file_limit;
+SELECT md5(bloom_agg(t)::bytea) = :'mem_text_md5' AS spilled_text_same,
+       md5(bloom_agg(i % 700000)::bytea) = :'mem_dups_md5' AS spilled_dups_same
+FROM par_big;
+SET max_parallel_workers_per_gather = 2;
+SELECT pg_temp.partial_agg('SELECT bloom_agg(t) FROM par_big') AS spilled_parallel;
+SELECT md5(bloom_agg(t)::bytea) = :'mem_text_md5' AS spilled_parallel_text_same,
+       md5(bloom_agg(i % 700000)::bytea) = :'mem_dups_md5' AS spilled_parallel_dups_same
+FROM par_big;
+SELECT count(*) FILTER (WHERE NOT bloom_contains(f, b.t)) AS spilled_false_negatives
+FROM par_big b, (SELECT bloom_agg(t) AS f FROM par_big) x;
+-- a window aggregate calls the final function again after more rows (its
+-- state stays in memory): each peer group's filter is that of every row up
+-- to it
+SET max_parallel_workers_per_gather = 0;
+SELECT md5(w::bytea) = :'mem_text_md5' AS spilled_window_same
+FROM (SELECT i, bloom_agg(t) OVER (ORDER BY i / 300000) AS w FROM par_big) x
+WHERE i = 1000000;
+SELECT md5(bloom_agg(t)::bytea) AS first_md5 FROM par_big WHERE i < 300000 \gset
+SELECT md5(w::bytea) = :'first_md5' AS spilled_window_first
+FROM (SELECT i, bloom_agg(t) OVER (ORDER BY i / 300000) AS w FROM par_big) x
+WHERE i = 1;
+RESET work_mem;
+SET max_parallel_workers_per_gather = 2;
+
+--
 -- partitionwise aggregation: partial states combined in one process,
 -- without serialization, and then also in parallel
 --

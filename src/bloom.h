@@ -166,6 +166,15 @@ typedef enum BloomError
  *	             BITS: a complete bloom payload (checked by bloom_check)
  */
 #define BLOOM_STATE_MAGIC		"BLMS"
+#define BLOOM_STATE_OFF_MAGIC		0
+#define BLOOM_STATE_OFF_VERSION		4
+#define BLOOM_STATE_OFF_MODE		5
+#define BLOOM_STATE_OFF_SIZED		6
+#define BLOOM_STATE_OFF_RESERVED	7
+#define BLOOM_STATE_OFF_COUNT		8
+#define BLOOM_STATE_OFF_FAMILY		16
+#define BLOOM_STATE_OFF_CAPACITY	80
+#define BLOOM_STATE_OFF_RATE		88
 #define BLOOM_STATE_HEADER_SIZE	96
 #define BLOOM_STATE_HASHES		1
 #define BLOOM_STATE_BITS		2

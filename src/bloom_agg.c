@@ -77,12 +77,25 @@ bf_agg_trans(PG_FUNCTION_ARGS)
 								kt->family, false, 0, 0.0,
 								bloom_agg_expected_rows(fcinfo));
 
+	/*
+	 * A window aggregate cannot have the temporary files closed at the end
+	 * of its partition: its unsized state stays in memory, as before.
+	 */
+	if (PG_ARGISNULL(0) && !IsA(fcinfo->context, AggState))
+		bloom_agg_state_keep_in_memory(s);
+
 	if (!PG_ARGISNULL(1))
 	{
 		uint64		h = bloom_key_hash(kt, PG_GETARG_DATUM(1), BLOOM_DEFAULT_SEED);
 
 		if (!bloom_agg_state_try_add(s, h))
+		{
 			bloom_agg_state_add(s, bloom_agg_context(fcinfo, "bloom_agg_trans"), h);
+			/* close the temporary files, if any, when the group is done */
+			if (bloom_agg_state_spill_started(s))
+				AggRegisterCallback(fcinfo, bloom_agg_state_shutdown,
+									PointerGetDatum(s));
+		}
 	}
 	PG_RETURN_POINTER(s);
 }
@@ -101,7 +114,10 @@ bf_agg_combine(PG_FUNCTION_ARGS)
 
 	if (b == NULL)
 		PG_RETURN_POINTER(a);
-	PG_RETURN_POINTER(bloom_agg_state_combine(a, b, cxt));
+	a = bloom_agg_state_combine(a, b, cxt);
+	if (bloom_agg_state_spill_started(a) && IsA(fcinfo->context, AggState))
+		AggRegisterCallback(fcinfo, bloom_agg_state_shutdown, PointerGetDatum(a));
+	PG_RETURN_POINTER(a);
 }
 
 /*
@@ -125,10 +141,10 @@ Datum
 bf_agg_deserialize(PG_FUNCTION_ARGS)
 {
 	bytea	   *in = PG_GETARG_BYTEA_PP(0);
+	MemoryContext cxt = bloom_agg_context(fcinfo, "bloom_agg_deserialize");
 
-	bloom_agg_context(fcinfo, "bloom_agg_deserialize");
 	PG_RETURN_POINTER(bloom_agg_state_deserialize((const uint8 *) VARDATA_ANY(in),
-												  VARSIZE_ANY_EXHDR(in)));
+												  VARSIZE_ANY_EXHDR(in), cxt));
 }
 
 /*

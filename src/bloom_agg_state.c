@@ -2,8 +2,12 @@
  *
  * bloom_agg_state.c
  *	  The state of bloom_agg: hash lists that drop their duplicates, split
- *	  by the top byte when large, and (sized) turn into the filter's bits;
- *	  combining, serializing and finishing states.
+ *	  by the top byte when large, spill to temporary files beyond the
+ *	  memory budget (unsized) or turn into the filter's bits (sized); and
+ *	  the filter made from a state at the end.
+ *
+ * Its layout is in bloom_agg_state.h; combining states is in
+ * bloom_agg_combine.c and their serialized form in bloom_agg_serial.c.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -17,54 +21,15 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "bloom_pg.h"
+#include "bloom_agg_state.h"
 
-#define INITIAL_HASHES	16
-#define NBUCKETS		256		/* lists after the split, by the top byte */
-#define SPLIT_HASHES	32768	/* split once the single list holds this many */
-#define PRESIZE_HASHES	(16.0 * 1024 * 1024) /* see state_split */
+#define PRESIZE_HASHES	(16.0 * 1024 * 1024) /* see bloom_agg_state_split */
+#define PREFETCH_AHEAD	16		/* keys ahead whose blocks are prefetched,
+								 * see PENDING_MAX */
+#define READ_CHUNK		8192	/* hashes read from a temporary file at a time */
 
-/*
- * Once a sized state is bits, each key is a write at a random place in the
- * filter: a cache (and TLB) miss per key for a large filter.  Keys are held
- * back in small batches and set with the blocks of the keys a few places
- * ahead prefetched, so that several misses are in flight at once.
- */
-#define PENDING_MAX		256
-#define PREFETCH_AHEAD	16
-
-typedef struct HashList
-{
-	uint64	   *h;
-	size_t		n;
-	size_t		max;
-	size_t		unique;			/* h[0, unique) has no duplicates */
-} HashList;
-
-struct BloomAggState
-{
-	char		family[BLOOM_FAMILY_LEN];
-	bool		sized;
-	int64		capacity;		/* sized only */
-	double		rate;			/* sized only */
-	uint64		nblocks;		/* sized only: the geometry */
-	int			k;
-	/* while collecting hashes: one list, or NBUCKETS by the top byte */
-	HashList   *lists;
-	int			nlists;
-	size_t		allocated;		/* slots in all lists */
-	uint64	   *scratch;		/* for bloom_unique, kept for the next time */
-	size_t		nscratch;
-	double		rows_hint;		/* rows the planner expects, or 0 */
-	int64		nrows;			/* keys added, for state_split */
-	bytea	   *filter;			/* sized, once turned into bits */
-	BloomFilter f;				/* header of filter; f.bits into it */
-	uint64	   *pending;		/* with filter: hashes not yet set */
-	int			npending;
-};
-
-static void
-list_init(HashList *l, size_t max, MemoryContext cxt)
+void
+bloom_agg_list_init(HashList *l, size_t max, MemoryContext cxt)
 {
 	l->h = MemoryContextAllocHuge(cxt, max * sizeof(uint64));
 	l->n = 0;
@@ -73,8 +38,8 @@ list_init(HashList *l, size_t max, MemoryContext cxt)
 }
 
 /* Give a list room for at least need hashes, doubling its size. */
-static void
-list_grow(HashList *l, size_t need)
+void
+bloom_agg_list_grow(HashList *l, size_t need)
 {
 	size_t		max = l->max;
 
@@ -109,9 +74,10 @@ bloom_agg_state_new(MemoryContext cxt, const char *family, bool sized,
 		s->rate = rate;
 	}
 	s->rows_hint = rows_hint;
+	s->budget = Max((size_t) work_mem * 1024, MIN_BUDGET);
 	s->nlists = 1;
 	s->lists = MemoryContextAlloc(cxt, sizeof(HashList));
-	list_init(&s->lists[0], INITIAL_HASHES, cxt);
+	bloom_agg_list_init(&s->lists[0], INITIAL_HASHES, cxt);
 	s->allocated = INITIAL_HASHES;
 	return s;
 }
@@ -144,8 +110,8 @@ list_unique(BloomAggState *s, HashList *l, MemoryContext cxt)
 }
 
 /* Drop the duplicates of every list; returns the number of hashes left. */
-static size_t
-state_unique(BloomAggState *s, MemoryContext cxt)
+size_t
+bloom_agg_state_unique(BloomAggState *s, MemoryContext cxt)
 {
 	size_t		total = 0;
 
@@ -172,8 +138,8 @@ set_all_hashes(BloomAggState *s, uint8 *bits, uint64 nblocks, int k)
 	}
 }
 
-static void
-free_lists(BloomAggState *s)
+void
+bloom_agg_free_lists(BloomAggState *s)
 {
 	for (int i = 0; i < s->nlists; i++)
 		pfree(s->lists[i].h);
@@ -184,8 +150,8 @@ free_lists(BloomAggState *s)
 }
 
 /* Sized state: replace the hash lists by the filter's bits. */
-static void
-state_to_bits(BloomAggState *s, MemoryContext cxt)
+void
+bloom_agg_state_to_bits(BloomAggState *s, MemoryContext cxt)
 {
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 
@@ -195,7 +161,7 @@ state_to_bits(BloomAggState *s, MemoryContext cxt)
 	s->pending = palloc(PENDING_MAX * sizeof(uint64));
 	s->npending = 0;
 	set_all_hashes(s, s->f.bits, s->nblocks, s->k);
-	free_lists(s);
+	bloom_agg_free_lists(s);
 	MemoryContextSwitchTo(old);
 }
 
@@ -210,8 +176,8 @@ state_to_bits(BloomAggState *s, MemoryContext cxt)
  * aside but not written is not resident.  A sized state turns into bits
  * before its lists get large.
  */
-static void
-state_split(BloomAggState *s, MemoryContext cxt)
+void
+bloom_agg_state_split(BloomAggState *s, MemoryContext cxt)
 {
 	HashList	flat = s->lists[0];
 	size_t		count[NBUCKETS] = {0};
@@ -223,6 +189,8 @@ state_split(BloomAggState *s, MemoryContext cxt)
 		double		expect = s->rows_hint * Min(1.0, (double) flat.n / s->nrows);
 
 		presize = (size_t) (Min(expect, PRESIZE_HASHES) / NBUCKETS * 1.25);
+		/* within the memory budget: what does not fit is spilled */
+		presize = Min(presize, s->budget / sizeof(uint64) / NBUCKETS);
 	}
 	for (size_t j = 0; j < flat.n; j++)
 		count[flat.h[j] >> 56]++;
@@ -232,7 +200,7 @@ state_split(BloomAggState *s, MemoryContext cxt)
 	s->allocated = 0;
 	for (int i = 0; i < NBUCKETS; i++)
 	{
-		list_init(&s->lists[i], Max(Max(INITIAL_HASHES, 2 * count[i]), presize), cxt);
+		bloom_agg_list_init(&s->lists[i], Max(Max(INITIAL_HASHES, 2 * count[i]), presize), cxt);
 		s->allocated += s->lists[i].max;
 	}
 	for (size_t j = 0; j < flat.n; j++)
@@ -245,6 +213,30 @@ state_split(BloomAggState *s, MemoryContext cxt)
 	for (int i = 0; i < NBUCKETS; i++)
 		s->lists[i].unique = flat.unique == flat.n ? s->lists[i].n : 0;
 	pfree(flat.h);
+}
+
+/*
+ * Unsized state over its memory budget: write every list, without its
+ * duplicates, to the temporary files, and empty it (keeping its memory).
+ */
+void
+bloom_agg_state_spill(BloomAggState *s, MemoryContext cxt)
+{
+	if (s->nlists == 1)
+		bloom_agg_state_split(s, cxt);
+	if (s->spill == NULL)
+		s->spill = bloom_spill_new(cxt);
+	for (int i = 0; i < NBUCKETS; i++)
+	{
+		HashList   *l = &s->lists[i];
+
+		CHECK_FOR_INTERRUPTS();
+		if (l->unique != l->n)
+			list_unique(s, l, cxt);
+		bloom_spill_write(s->spill, i / (NBUCKETS / BLOOM_SPILL_PARTS),
+						  l->h, l->n);
+		l->n = l->unique = 0;
+	}
 }
 
 /*
@@ -261,21 +253,27 @@ state_make_room(BloomAggState *s, HashList *l, MemoryContext cxt)
 	if (s->sized &&
 		(s->allocated + l->max) * sizeof(uint64) > s->nblocks * BLOOM_BLOCK_BYTES)
 	{
-		state_to_bits(s, cxt);
+		bloom_agg_state_to_bits(s, cxt);
 		return;
 	}
-	if (s->nlists == 1 && l->n >= SPLIT_HASHES)
+	if (s->nlists == 1 &&
+		(l->n >= SPLIT_HASHES || 2 * l->max * sizeof(uint64) > s->budget))
 	{
-		state_split(s, cxt);
+		bloom_agg_state_split(s, cxt);
+		return;
+	}
+	if (!s->sized && (s->allocated + l->max) * sizeof(uint64) > s->budget)
+	{
+		bloom_agg_state_spill(s, cxt);
 		return;
 	}
 	s->allocated += l->max;
-	list_grow(l, 2 * l->max);
+	bloom_agg_list_grow(l, 2 * l->max);
 }
 
 /* Set the bits of the held-back hashes of a state that is bits. */
-static void
-state_flush(BloomAggState *s)
+void
+bloom_agg_state_flush(BloomAggState *s)
 {
 	for (int i = 0; i < s->npending; i++)
 	{
@@ -310,7 +308,7 @@ state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 	{
 		s->pending[s->npending++] = h;
 		if (s->npending == PENDING_MAX)
-			state_flush(s);
+			bloom_agg_state_flush(s);
 		return;
 	}
 
@@ -322,249 +320,95 @@ state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 	state_add(s, cxt, h);
 }
 
-/* Deep copy of a state into cxt. */
-static BloomAggState *
-state_copy(const BloomAggState *src, MemoryContext cxt)
-{
-	BloomAggState *s = MemoryContextAlloc(cxt, sizeof(BloomAggState));
-
-	memcpy(s, src, sizeof(BloomAggState));
-	s->scratch = NULL;
-	s->nscratch = 0;
-	if (src->filter)
-	{
-		s->filter = MemoryContextAllocHuge(cxt, VARSIZE(src->filter));
-		memcpy(s->filter, src->filter, VARSIZE(src->filter));
-		bloom_open(s->filter, &s->f);
-		s->pending = MemoryContextAlloc(cxt, PENDING_MAX * sizeof(uint64));
-		memcpy(s->pending, src->pending, src->npending * sizeof(uint64));
-		return s;
-	}
-	s->lists = MemoryContextAlloc(cxt, src->nlists * sizeof(HashList));
-	s->allocated = 0;
-	for (int i = 0; i < src->nlists; i++)
-	{
-		list_init(&s->lists[i], Max(src->lists[i].n, INITIAL_HASHES), cxt);
-		memcpy(s->lists[i].h, src->lists[i].h, src->lists[i].n * sizeof(uint64));
-		s->lists[i].n = src->lists[i].n;
-		s->lists[i].unique = src->lists[i].unique;
-		s->allocated += s->lists[i].max;
-	}
-	return s;
-}
-
 /*
- * Append the hash lists of b (split into NBUCKETS lists) to those of a, list
- * by list.  Duplicates between them go later, with the others: when a list
- * fills up, or in the final function.
+ * A state that spilled, before its filter is made or it is serialized:
+ * gather each partition (its temporary file and its lists in memory), drop
+ * its duplicates, and keep it as the partition's one run in the file.  The
+ * lists are left empty.  Returns the number of distinct hashes.
  */
-static void
-state_append_lists(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
+size_t
+bloom_agg_state_settle(BloomAggState *s, MemoryContext cxt)
 {
-	if (a->nlists == 1)
-		state_split(a, cxt);
-	a->allocated = 0;
-	for (int i = 0; i < NBUCKETS; i++)
+	const int	per = NBUCKETS / BLOOM_SPILL_PARTS;
+	size_t		total = 0;
+
+	for (int p = 0; p < BLOOM_SPILL_PARTS; p++)
 	{
-		HashList   *x = &a->lists[i];
-		HashList   *y = &b->lists[i];
+		size_t		n = bloom_spill_count(s->spill, p);
+		size_t		at = n;
+		uint64	   *buf;
+		uint64	   *scratch;
 
-		CHECK_FOR_INTERRUPTS();
-		list_grow(x, x->n + y->n);
-		memcpy(x->h + x->n, y->h, y->n * sizeof(uint64));
-		x->n += y->n;
-		a->allocated += x->max;
-	}
-
-	/* a sized state turns into bits once its lists outgrow them */
-	if (a->sized && a->allocated * sizeof(uint64) > a->nblocks * BLOOM_BLOCK_BYTES)
-		state_to_bits(a, cxt);
-}
-
-/*
- * Combine partial state b into a (NULL: none yet), which is returned.
- */
-BloomAggState *
-bloom_agg_state_combine(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
-{
-	if (a == NULL)
-		return state_copy(b, cxt);
-
-	if (a->sized != b->sized || strcmp(a->family, b->family) != 0 ||
-		(a->sized && (a->capacity != b->capacity || a->rate != b->rate)))
-		ereport(ERROR,
-				errcode(ERRCODE_DATA_EXCEPTION),
-				errmsg("cannot combine bloom_agg states of different shapes"),
-				errdetail("One has family \"%s\", capacity " INT64_FORMAT " and rate %g; the other family \"%s\", capacity " INT64_FORMAT " and rate %g.",
-						  a->family, a->capacity, a->rate,
-						  b->family, b->capacity, b->rate));
-
-	if (b->filter)
-	{
-		uint64		nbytes = a->nblocks * BLOOM_BLOCK_BYTES;
-
-		if (a->filter == NULL)
-			state_to_bits(a, cxt);
-		state_flush(b);
-		for (uint64 i = 0; i < nbytes; i++)
-			a->f.bits[i] |= b->f.bits[i];
-	}
-	else if (a->filter == NULL && b->nlists == NBUCKETS)
-		state_append_lists(a, b, cxt);
-	else
-	{
-		for (int i = 0; i < b->nlists; i++)
+		for (int b = p * per; b < (p + 1) * per; b++)
+			n += s->lists[b].n;
+		if (n == 0)
+			continue;
+		buf = MemoryContextAllocHuge(cxt, n * sizeof(uint64));
+		bloom_spill_take(s->spill, p, buf);
+		for (int b = p * per; b < (p + 1) * per; b++)
 		{
-			CHECK_FOR_INTERRUPTS();
-			for (size_t j = 0; j < b->lists[i].n; j++)
-				state_add(a, cxt, b->lists[i].h[j]);
-		}
-	}
-	return a;
-}
-
-/*
- * Serialize a state for a parallel worker; the format is in bloom.h.
- */
-bytea *
-bloom_agg_state_serialize(BloomAggState *s, MemoryContext cxt)
-{
-	BloomStateHeader h;
-	size_t		bodylen;
-	bytea	   *out;
-	uint8	   *p;
-
-	memset(&h, 0, sizeof(h));
-	strlcpy(h.family, s->family, BLOOM_FAMILY_LEN);
-	h.sized = s->sized;
-	if (s->sized)
-	{
-		h.capacity = (uint64) s->capacity;
-		h.rate = s->rate;
-	}
-	if (s->filter)
-	{
-		state_flush(s);
-		h.mode = BLOOM_STATE_BITS;
-		bodylen = VARSIZE(s->filter) - VARHDRSZ;
-	}
-	else
-	{
-		/* the state means the same set of hashes without the duplicates */
-		h.mode = BLOOM_STATE_HASHES;
-		h.count = state_unique(s, cxt);
-		bodylen = h.count * sizeof(uint64);
-	}
-	if (BLOOM_STATE_HEADER_SIZE + bodylen > MaxAllocSize - VARHDRSZ)
-		ereport(ERROR,
-				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				errmsg("bloom_agg state is too large to pass to a parallel worker"),
-				errhint("Give bloom_agg a capacity and a false-positive rate, or disable parallel aggregation."));
-
-	out = palloc(VARHDRSZ + BLOOM_STATE_HEADER_SIZE + bodylen);
-	SET_VARSIZE(out, VARHDRSZ + BLOOM_STATE_HEADER_SIZE + bodylen);
-	p = (uint8 *) VARDATA(out);
-	bloom_state_write_header(p, &h);
-	p += BLOOM_STATE_HEADER_SIZE;
-	if (s->filter)
-		memcpy(p, BLOOM_PAYLOAD(s->filter), bodylen);
-	else
-		for (int i = 0; i < s->nlists; i++)
-			for (size_t j = 0; j < s->lists[i].n; j++, p += 8)
-				bloom_put_u64(p, s->lists[i].h[j]);
-	return out;
-}
-
-/*
- * Rebuild a state from its serialized form, checking every field first.
- */
-BloomAggState *
-bloom_agg_state_deserialize(const uint8 *p, size_t len)
-{
-	BloomStateHeader h;
-	const uint8 *body;
-	size_t		bodylen;
-	const char *why;
-	BloomAggState *s;
-
-	why = bloom_state_check(p, len, &h, &body, &bodylen);
-	if (why)
-		ereport(ERROR,
-				errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				errmsg("invalid bloom_agg state"),
-				errdetail("%s", why));
-
-	s = palloc0(sizeof(BloomAggState));
-	strlcpy(s->family, h.family, BLOOM_FAMILY_LEN);
-	s->sized = h.sized;
-	if (h.sized)
-	{
-		s->capacity = (int64) h.capacity;
-		s->rate = h.rate;
-		bloom_plan_or_error(s->capacity, s->rate, &s->nblocks, &s->k);
-	}
-
-	if (h.mode == BLOOM_STATE_BITS)
-	{
-		BloomFilter f;
-		BloomError	err = bloom_check(body, bodylen, &f);
-
-		if (err == BLOOM_OK &&
-			(f.nblocks != s->nblocks || f.nhashes != s->k ||
-			 f.capacity != h.capacity || f.rate != h.rate ||
-			 strcmp(f.family, h.family) != 0))
-			err = BLOOM_ERR_LENGTH;
-		if (err != BLOOM_OK)
-			ereport(ERROR,
-					errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-					errmsg("invalid bloom_agg state"),
-					errdetail("The filter in the state does not match its shape: %s",
-							  bloom_error_message(err)));
-		s->filter = palloc_extended(VARHDRSZ + bodylen, MCXT_ALLOC_HUGE);
-		SET_VARSIZE(s->filter, VARHDRSZ + bodylen);
-		memcpy(BLOOM_PAYLOAD(s->filter), body, bodylen);
-		bloom_open(s->filter, &s->f);
-		s->pending = palloc(PENDING_MAX * sizeof(uint64));
-		s->npending = 0;
-	}
-	else if (h.count >= SPLIT_HASHES)
-	{
-		/*
-		 * A large state arrives list by list (serialize writes it so): cut
-		 * it into the NBUCKETS lists by the top byte directly.
-		 */
-		size_t		i = 0;
-
-		s->nlists = NBUCKETS;
-		s->lists = palloc(NBUCKETS * sizeof(HashList));
-		s->allocated = 0;
-		for (int b = 0; b < NBUCKETS; b++)
-		{
-			size_t		start = i;
 			HashList   *l = &s->lists[b];
 
-			CHECK_FOR_INTERRUPTS();
-			while (i < h.count && (int) (bloom_get_u64(body + 8 * i) >> 56) == b)
-				i++;
-			list_init(l, Max(INITIAL_HASHES, i - start), CurrentMemoryContext);
-			for (size_t j = start; j < i; j++)
-				l->h[l->n++] = bloom_get_u64(body + 8 * j);
-			s->allocated += l->max;
+			memcpy(buf + at, l->h, l->n * sizeof(uint64));
+			at += l->n;
+			l->n = l->unique = 0;
 		}
-		/* hashes out of order (a damaged state) go where they belong */
-		for (; i < h.count; i++)
-			state_add(s, CurrentMemoryContext, bloom_get_u64(body + 8 * i));
+		CHECK_FOR_INTERRUPTS();
+		scratch = MemoryContextAllocHuge(cxt, bloom_unique_scratch(n) * sizeof(uint64));
+		n = bloom_unique(buf, n, scratch);
+		pfree(scratch);
+		bloom_spill_put_done(s->spill, p, buf, n);
+		pfree(buf);
+		total += n;
 	}
-	else
+	return total;
+}
+
+/* Start reading the hashes of a settled state, partition after partition. */
+void
+bloom_agg_spilled_begin(BloomAggState *s, SpilledReader *r)
+{
+	r->spill = s->spill;
+	r->part = 0;
+	r->first = true;
+	r->buf = palloc(READ_CHUNK * sizeof(uint64));
+}
+
+/*
+ * The number of hashes read into r->buf, the next chunk of the state's; 0
+ * once all are read (r->buf is then freed).
+ */
+size_t
+bloom_agg_spilled_next(SpilledReader *r)
+{
+	for (; r->part < BLOOM_SPILL_PARTS; r->part++, r->first = true)
 	{
-		s->nlists = 1;
-		s->lists = palloc(sizeof(HashList));
-		list_init(&s->lists[0], INITIAL_HASHES, CurrentMemoryContext);
-		s->allocated = INITIAL_HASHES;
-		for (size_t i = 0; i < h.count; i++)
-			state_add(s, CurrentMemoryContext, bloom_get_u64(body + 8 * i));
+		size_t		got = bloom_spill_read_done(r->spill, r->part, r->buf,
+												READ_CHUNK, r->first);
+
+		if (got > 0)
+		{
+			r->first = false;
+			CHECK_FOR_INTERRUPTS();
+			return got;
+		}
 	}
-	return s;
+	pfree(r->buf);
+	r->buf = NULL;
+	return 0;
+}
+
+/* Set the bits of every hash of a settled state. */
+static void
+set_spilled_hashes(BloomAggState *s, uint8 *bits, uint64 nblocks, int k)
+{
+	SpilledReader r;
+	size_t		got;
+
+	bloom_agg_spilled_begin(s, &r);
+	while ((got = bloom_agg_spilled_next(&r)) > 0)
+		for (size_t j = 0; j < got; j++)
+			bloom_set_hash(bits, nblocks, k, r.buf[j]);
 }
 
 /*
@@ -600,6 +444,37 @@ bloom_agg_state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 	state_add(s, cxt, h);
 }
 
+/*
+ * True once, when the state first spilled to temporary files: the caller
+ * then registers bloom_agg_state_shutdown to close them.
+ */
+bool
+bloom_agg_state_spill_started(BloomAggState *s)
+{
+	if (s->spill == NULL || s->spill_reported)
+		return false;
+	s->spill_reported = true;
+	return true;
+}
+
+/* Never spill this state (a window aggregate's). */
+void
+bloom_agg_state_keep_in_memory(BloomAggState *s)
+{
+	s->budget = SIZE_MAX;
+}
+
+/* Close the temporary files of a state whose aggregate is done with it. */
+void
+bloom_agg_state_shutdown(Datum arg)
+{
+	BloomAggState *s = (BloomAggState *) DatumGetPointer(arg);
+
+	if (s->spill)
+		bloom_spill_close(s->spill);
+	s->spill = NULL;
+}
+
 /* The filter of a state that saw rows. */
 bytea *
 bloom_agg_state_final(BloomAggState *s, MemoryContext cxt)
@@ -611,7 +486,7 @@ bloom_agg_state_final(BloomAggState *s, MemoryContext cxt)
 
 	if (s->filter)
 	{
-		state_flush(s);
+		bloom_agg_state_flush(s);
 		v = palloc_extended(VARSIZE(s->filter), MCXT_ALLOC_HUGE);
 		memcpy(v, s->filter, VARSIZE(s->filter));
 		return v;
@@ -625,12 +500,17 @@ bloom_agg_state_final(BloomAggState *s, MemoryContext cxt)
 		v = bloom_new((uint64) s->capacity, s->rate, s->nblocks, s->k, s->family);
 	else
 	{
-		int64		n = Max((int64) state_unique(s, cxt), 1);
+		int64		n = (int64) (s->spill ? bloom_agg_state_settle(s, cxt) :
+								 bloom_agg_state_unique(s, cxt));
 
+		n = Max(n, 1);
 		bloom_plan_or_error(n, BLOOM_DEFAULT_RATE, &nblocks, &k);
 		v = bloom_new((uint64) n, BLOOM_DEFAULT_RATE, nblocks, k, s->family);
 	}
 	bloom_open(v, &f);
-	set_all_hashes(s, f.bits, f.nblocks, f.nhashes);
+	if (s->spill)
+		set_spilled_hashes(s, f.bits, f.nblocks, f.nhashes);
+	else
+		set_all_hashes(s, f.bits, f.nblocks, f.nhashes);
 	return v;
 }

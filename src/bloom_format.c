@@ -246,14 +246,14 @@ void
 bloom_state_write_header(uint8_t *p, const BloomStateHeader *s)
 {
 	memset(p, 0, BLOOM_STATE_HEADER_SIZE);
-	memcpy(p, BLOOM_STATE_MAGIC, 4);
-	p[4] = 1;
-	p[5] = s->mode;
-	p[6] = s->sized ? 1 : 0;
-	bloom_put_u64(p + 8, s->count);
-	strncpy((char *) p + 16, s->family, BLOOM_FAMILY_LEN - 1);
-	bloom_put_u64(p + 80, s->capacity);
-	bloom_put_u64(p + 88, double_bits(s->rate));
+	memcpy(p + BLOOM_STATE_OFF_MAGIC, BLOOM_STATE_MAGIC, 4);
+	p[BLOOM_STATE_OFF_VERSION] = 1;
+	p[BLOOM_STATE_OFF_MODE] = s->mode;
+	p[BLOOM_STATE_OFF_SIZED] = s->sized ? 1 : 0;
+	bloom_put_u64(p + BLOOM_STATE_OFF_COUNT, s->count);
+	strncpy((char *) p + BLOOM_STATE_OFF_FAMILY, s->family, BLOOM_FAMILY_LEN - 1);
+	bloom_put_u64(p + BLOOM_STATE_OFF_CAPACITY, s->capacity);
+	bloom_put_u64(p + BLOOM_STATE_OFF_RATE, double_bits(s->rate));
 }
 
 /*
@@ -269,25 +269,26 @@ bloom_state_check(const uint8_t *p, size_t len, BloomStateHeader *s,
 
 	if (len < BLOOM_STATE_HEADER_SIZE)
 		return "The aggregate state is shorter than its header.";
-	if (memcmp(p, BLOOM_STATE_MAGIC, 4) != 0 || p[4] != 1)
+	if (memcmp(p + BLOOM_STATE_OFF_MAGIC, BLOOM_STATE_MAGIC, 4) != 0 ||
+		p[BLOOM_STATE_OFF_VERSION] != 1)
 		return "The aggregate state has a bad magic number or version.";
-	if (p[7] != 0 || p[6] > 1)
+	if (p[BLOOM_STATE_OFF_RESERVED] != 0 || p[BLOOM_STATE_OFF_SIZED] > 1)
 		return "Reserved aggregate state bytes are not zero.";
-	s->mode = p[5];
-	s->sized = p[6] == 1;
-	s->count = bloom_get_u64(p + 8);
-	if (!family_ok(p + 16))
+	s->mode = p[BLOOM_STATE_OFF_MODE];
+	s->sized = p[BLOOM_STATE_OFF_SIZED] == 1;
+	s->count = bloom_get_u64(p + BLOOM_STATE_OFF_COUNT);
+	if (!family_ok(p + BLOOM_STATE_OFF_FAMILY))
 		return "The key family name is not a NUL-padded UTF-8 string.";
-	memcpy(s->family, p + 16, BLOOM_FAMILY_LEN);
-	s->capacity = bloom_get_u64(p + 80);
-	s->rate = bits_double(bloom_get_u64(p + 88));
+	memcpy(s->family, p + BLOOM_STATE_OFF_FAMILY, BLOOM_FAMILY_LEN);
+	s->capacity = bloom_get_u64(p + BLOOM_STATE_OFF_CAPACITY);
+	s->rate = bits_double(bloom_get_u64(p + BLOOM_STATE_OFF_RATE));
 	if (s->sized)
 	{
 		if (s->capacity < 1 || s->capacity > (uint64_t) INT64_MAX ||
 			!(s->rate > 0.0 && s->rate < 1.0))
 			return "The sized aggregate state has a bad capacity or rate.";
 	}
-	else if (s->capacity != 0 || bloom_get_u64(p + 88) != 0)
+	else if (s->capacity != 0 || bloom_get_u64(p + BLOOM_STATE_OFF_RATE) != 0)
 		return "Reserved aggregate state bytes are not zero.";
 
 	rest = len - BLOOM_STATE_HEADER_SIZE;

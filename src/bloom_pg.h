@@ -157,7 +157,10 @@ extern bytea *bloom_cache_get_inline(BloomCache *c, struct varlena *packed);
 extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo,
 									   const char *fname);
 
-/* bloom_agg_state.c: the state of bloom_agg, opaque to the rest */
+/*
+ * bloom_agg_state.c: the state of bloom_agg, opaque to the rest (its layout
+ * is in bloom_agg_state.h, for the bloom_agg_*.c files that work on it)
+ */
 typedef struct BloomAggState BloomAggState;
 
 extern BloomAggState *bloom_agg_state_new(MemoryContext cxt,
@@ -168,12 +171,38 @@ extern void bloom_agg_state_check_size(const BloomAggState *s,
 									   int64 capacity, double rate);
 extern bool bloom_agg_state_try_add(BloomAggState *s, uint64 h);
 extern void bloom_agg_state_add(BloomAggState *s, MemoryContext cxt, uint64 h);
+extern bytea *bloom_agg_state_final(BloomAggState *s, MemoryContext cxt);
+extern bool bloom_agg_state_spill_started(BloomAggState *s);
+extern void bloom_agg_state_keep_in_memory(BloomAggState *s);
+extern void bloom_agg_state_shutdown(Datum arg);
+
+/* bloom_agg_combine.c */
 extern BloomAggState *bloom_agg_state_combine(BloomAggState *a,
 											  BloomAggState *b,
 											  MemoryContext cxt);
+
+/* bloom_agg_serial.c */
 extern bytea *bloom_agg_state_serialize(BloomAggState *s, MemoryContext cxt);
-extern BloomAggState *bloom_agg_state_deserialize(const uint8 *p, size_t len);
-extern bytea *bloom_agg_state_final(BloomAggState *s, MemoryContext cxt);
+extern BloomAggState *bloom_agg_state_deserialize(const uint8 *p, size_t len,
+												  MemoryContext cxt);
+
+/*
+ * bloom_agg_spill.c: the hash lists of an unsized bloom_agg in temporary
+ * files, in BLOOM_SPILL_PARTS partitions by the hashes' top bits
+ */
+#define BLOOM_SPILL_PARTS	64
+
+typedef struct BloomSpill BloomSpill;
+
+extern BloomSpill *bloom_spill_new(MemoryContext cxt);
+extern void bloom_spill_write(BloomSpill *sp, int part, uint64 *h, size_t n);
+extern size_t bloom_spill_count(const BloomSpill *sp, int part);
+extern void bloom_spill_take(BloomSpill *sp, int part, uint64 *buf);
+extern void bloom_spill_put_done(BloomSpill *sp, int part, uint64 *h,
+								 size_t n);
+extern size_t bloom_spill_read_done(BloomSpill *sp, int part, uint64 *buf,
+									size_t max, bool first);
+extern void bloom_spill_close(BloomSpill *sp);
 
 /* bloom_agg_plan.c */
 extern double bloom_agg_expected_rows(FunctionCallInfo fcinfo);
