@@ -18,8 +18,12 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/relation.h"
+#include "access/table.h"
 #include "catalog/index.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "commands/defrem.h"
@@ -27,9 +31,36 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
+#include "utils/fmgroids.h"
 #include "utils/rel.h"
 
 #include "bfindex.h"
+
+/*
+ * Is the table a Citus distributed table (listed in pg_dist_partition)?  On
+ * the coordinator its index holds only the keys of the rows stored there
+ * (none): an answer from it would be a false "absent" for every key.
+ */
+static bool
+citus_distributed(Oid relid)
+{
+	Oid			catoid = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+	Relation	cat;
+	SysScanDesc scan;
+	ScanKeyData key;
+	bool		found;
+
+	if (!OidIsValid(catoid))
+		return false;
+	cat = table_open(catoid, AccessShareLock);
+	/* its first column is logicalrelid (regclass) */
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(cat, InvalidOid, false, NULL, 1, &key);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(cat, AccessShareLock);
+	return found;
+}
 
 /*
  * Open a bloomfilter index (or, with allow_partitioned, a partitioned index
@@ -72,6 +103,14 @@ bf_open_index(Oid indexoid, bool allow_partitioned)
 	if (acl != ACLCHECK_OK)
 		aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(heapoid)),
 					   get_rel_name(heapoid));
+	if (citus_distributed(heapoid))
+		ereport(ERROR,
+				errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				errmsg("bloomfilter index \"%s\" is on a distributed table",
+					   RelationGetRelationName(rel)),
+				errdetail("The rows of \"%s\" are on its shards; the index on this node holds none of their keys.",
+						  get_rel_name(heapoid)),
+				errhint("Probe a filter built with bloom_agg over the table, or probe the shards' indexes on the workers."));
 	return rel;
 }
 

@@ -16,3 +16,18 @@ SELECT check_same(:'mode', 'bloom_contains joined with a table of filters',
 SELECT check_same(:'mode', 'every key is found in the distributed build',
 	'SELECT count(*)::text FROM ev_local
 	 WHERE i8 IS NOT NULL AND NOT bloom_contains((SELECT bloom_agg(i8) FROM %1$I), i8)');
+
+-- The live-filter index on a distributed table: Citus creates it on every
+-- shard; on the coordinator its index holds none of the rows' keys, so a
+-- probe there is refused instead of answering "absent" for every key.
+CREATE INDEX IF NOT EXISTS ev_i8_bf ON ev USING bloomfilter (i8);
+INSERT INTO check_results (mode, name, ok, detail)
+SELECT :'mode', 'the bloomfilter index exists on every shard',
+	   count(*) > 1 AND bool_and(success AND result = '1'),
+	   string_agg(shardid || ': ' || result, ', ')
+FROM run_command_on_shards('ev',
+	$c$SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+	   JOIN pg_am a ON a.oid = c.relam
+	   WHERE i.indrelid = '%s'::regclass AND a.amname = 'bloomfilter'$c$);
+SELECT check_error(:'mode', 'bloom_index_contains on the coordinator is refused for a distributed table',
+	$$SELECT bloom_index_contains('ev_i8_bf', 7::bigint)$$, 'is on a distributed table');
