@@ -197,6 +197,10 @@ extern bool bfinsert(Relation index, Datum *values, bool *isnull,
 					 bool indexUnchanged,
 					 struct IndexInfo *indexInfo);
 
+/* bfcitus.c */
+extern bool bf_citus_index_contains(Relation index, Oid heapoid,
+									FunctionCallInfo fcinfo);
+
 /* bfgrow.c */
 extern void bf_grow(Relation index, uint32 nlayers_seen);
 

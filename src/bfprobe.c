@@ -67,9 +67,13 @@ citus_distributed(Oid relid)
  * of bloomfilter indexes) for reading, after checking what it is and that
  * the user may read its table.  The lock is kept to the end of the
  * transaction: the index cannot be dropped or rebuilt under the caller.
+ *
+ * An index on a Citus distributed table is refused, unless the caller asks
+ * with *distributed (set to the table's OID, or InvalidOid) to probe the
+ * shards itself.
  */
-Relation
-bf_open_index(Oid indexoid, bool allow_partitioned)
+static Relation
+bf_open_index_ext(Oid indexoid, bool allow_partitioned, Oid *distributed)
 {
 	Relation	rel = try_relation_open(indexoid, AccessShareLock);
 	Oid			heapoid;
@@ -103,15 +107,24 @@ bf_open_index(Oid indexoid, bool allow_partitioned)
 	if (acl != ACLCHECK_OK)
 		aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(heapoid)),
 					   get_rel_name(heapoid));
-	if (citus_distributed(heapoid))
+	if (distributed)
+		*distributed = citus_distributed(heapoid) ? heapoid : InvalidOid;
+	else if (citus_distributed(heapoid))
 		ereport(ERROR,
 				errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				errmsg("bloomfilter index \"%s\" is on a distributed table",
 					   RelationGetRelationName(rel)),
 				errdetail("The rows of \"%s\" are on its shards; the index on this node holds none of their keys.",
 						  get_rel_name(heapoid)),
-				errhint("Probe a filter built with bloom_agg over the table, or probe the shards' indexes on the workers."));
+				errhint("Use bloom_index_contains, which asks every shard, or probe a filter built with bloom_agg over the table."));
 	return rel;
+}
+
+/* bf_open_index_ext, refusing an index on a distributed table */
+Relation
+bf_open_index(Oid indexoid, bool allow_partitioned)
+{
+	return bf_open_index_ext(indexoid, allow_partitioned, NULL);
 }
 
 /* The leaf (non-partitioned) indexes under an index, or the index itself. */
@@ -169,18 +182,22 @@ bf_probe_leaf(Relation index, BloomKeyType *kt, Datum key)
 /*
  * bloom_index_contains(index regclass, key anyelement): false if no row of
  * the index's table (any partition, for a partitioned index) holds the key,
- * true if one may.
+ * true if one may.  On the coordinator of a Citus distributed table, the
+ * shards' indexes answer (bfcitus.c).
  */
 PG_FUNCTION_INFO_V1(bf_index_contains);
 Datum
 bf_index_contains(PG_FUNCTION_ARGS)
 {
-	Relation	rel = bf_open_index(PG_GETARG_OID(0), true);
+	Oid			distributed;
+	Relation	rel = bf_open_index_ext(PG_GETARG_OID(0), true, &distributed);
 	BloomKeyType *kt = bloom_call_key_type(fcinfo, 1);
 	bool		found = false;
 	ListCell   *lc;
 
-	if (rel->rd_rel->relkind == RELKIND_INDEX)
+	if (OidIsValid(distributed))
+		found = bf_citus_index_contains(rel, distributed, fcinfo);
+	else if (rel->rd_rel->relkind == RELKIND_INDEX)
 		found = bf_probe_leaf(rel, kt, PG_GETARG_DATUM(1));
 	else
 	{
