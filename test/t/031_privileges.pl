@@ -81,6 +81,7 @@ CREATE TABLE keys AS SELECT g AS k, md5(g::text) AS t FROM generate_series(1, 20
 ANALYZE keys;
 CREATE TABLE filters AS
 SELECT k % 4 AS part, bloom_agg(k, 200000, 0.01) AS f FROM keys GROUP BY 1;
+CREATE INDEX keys_k_bf ON keys USING bloomfilter (k);
 EOS
 
 my $exercise = <<'EOS';
@@ -116,6 +117,11 @@ SELECT NOT bloom_contains(e, 1::smallint), NOT bloom_contains(e, 1::integer),
        NOT bloom_contains(e, '2024-01-01'::timestamptz), NOT bloom_contains(e, '12:00'::time),
        NOT bloom_contains(e, 'x'::"char"), NOT bloom_contains(e, '10.0.0.1'::inet)
 FROM (SELECT bloom_create(10) AS e) s;
+-- the live-filter index on her table
+SELECT bloom_index_contains('keys_k_bf', 7),
+       (SELECT count(*) FROM bloom_index_partitions('keys_k_bf', 7)) = 1,
+       (SELECT layers >= 1 FROM bloom_index_info('keys_k_bf')),
+       bloom_index_verify('keys_k_bf') = 0;
 -- aggregates, serial
 SET max_parallel_workers_per_gather = 0;
 SELECT bloom_contains(bloom_agg(k), 7), bloom_contains(bloom_agg(k, 200000, 0.01), 7) FROM keys;
@@ -287,7 +293,7 @@ EOS
 
 # --- alice drops and recreates it -------------------------------------------
 
-($ret, $err) = try_as('alice', 'alicedb', 'DROP TABLE filters; DROP EXTENSION bloomfilter');
+($ret, $err) = try_as('alice', 'alicedb', 'DROP TABLE filters; DROP INDEX keys_k_bf; DROP EXTENSION bloomfilter');
 like($err, qr/cannot drop extension bloomfilter because other objects depend on it/,
 	"alice cannot drop the extension from under bob's table");
 $node->safe_psql('alicedb', 'DROP SCHEMA bobs CASCADE');
