@@ -81,7 +81,7 @@ shard_command(Relation index, Oid fnoid, Oid keytype, Datum key)
 												ObjectIdGetDatum(index->rd_index->indrelid)));
 
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "SELECT bool_or(%s.%s(i.indexrelid::regclass, ",
+	appendStringInfo(&buf, "SELECT pg_catalog.bool_or(%s.%s(i.indexrelid::regclass, ",
 					 quote_identifier(get_namespace_name(get_func_namespace(fnoid))),
 					 quote_identifier(get_func_name(fnoid)));
 	append_shard_literal(&buf, OidOutputFunctionCall(outfunc, key));

@@ -9,6 +9,8 @@
 # a module symbol of that name would collide.  Every exported symbol must be
 # an fmgr function named bf_*, its pg_finfo_bf_* record, the magic block or
 # _PG_init; and every C function the install script names must be exported.
+# Of the object files, only src/bfcitus.o may call SPI (see
+# docs/privileges.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 so=${1:-bloomfilter.so}
@@ -33,4 +35,13 @@ for sym in $(grep -ho "'MODULE_PATHNAME', '[a-z0-9_]*'" sql/bloomfilter--*.sql |
 	done
 done
 [ "$missing" -eq 0 ] || exit 1
+# SQL (SPI) is run in one place only: the Citus coordinator's index probe
+spi=$(for o in src/*.o; do
+	nm --undefined-only "$o" | grep -q ' SPI_' && echo "$o"
+done || true)
+if [ -n "$spi" ] && [ "$spi" != "src/bfcitus.o" ]; then
+	echo "symbols.sh: SPI is called outside src/bfcitus.o:"
+	sed 's/^/  /' <<<"$spi"
+	exit 1
+fi
 echo "symbols.sh: $(grep -c '^bf_' <<<"$exported") fmgr functions exported, all bf_*; nothing else"
