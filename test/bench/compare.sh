@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+#
+# test/bench/compare.sh: the aggregates' speed at two revisions, in one run.
+#
+#   PG_CONFIG=/path/pg-18/bin/pg_config bash test/bench/compare.sh [options] REV_A REV_B
+#
+#   --rows N          rows of bigint keys and of text keys (default 2000000;
+#                     10000000 is the issue's build size)
+#   --rounds R        timed rounds, at least 3 (default 5)
+#   --filters N       filters for bloom_union_agg (default 1000), of
+#   --filter-keys K   capacity K each (default 10000: about 12 kB, TOASTed)
+#   --port P          the throwaway cluster's port (default: a free one)
+#   --out FILE        also write the report to FILE
+#
+# Reads as "B against A": give the older revision first; every ratio is
+# B / A (above 1: B is slower).  Run as root, against a private server
+# (e.g. one kept by test/matrix.sh --keep): the script installs each
+# revision into PG_CONFIG's directories in turn, and leaves B installed.
+#
+#   1. builds each revision (git archive, make, make install DESTDIR=...)
+#      into a directory of its own under a temporary directory;
+#   2. initdb's and starts a throwaway cluster with PG_CONFIG's binaries, as
+#      user postgres (jit off, autovacuum off, work_mem 4MB), and makes the
+#      data once: N distinct bigint keys (1..N) and N md5 text keys, and
+#      the union's filters, each sized for K keys and holding K/10 of them
+#      (their union: all K), kept as bytea;
+#   3. per round, per revision (A first in odd rounds, B first in even ones):
+#      removes every installed bloomfilter file, installs that revision's
+#      .so, control file and scripts, DROP/CREATE EXTENSION, casts the
+#      stored filters back to bloom, then runs each workload in a session
+#      of its own: a warm-up that keeps the md5 of the result's bytes, then
+#      one timed run, EXPLAIN (ANALYZE, TIMING OFF)'s Execution Time;
+#   4. prints per workload the median, min and max of each revision, B / A,
+#      the parallel workers launched, and whether both built the same bytes.
+#
+# Workloads: bloom_agg(key) and bloom_agg(key, N, 0.01), bigint and text
+# keys, serial (max_parallel_workers_per_gather = 0) and with 2 workers
+# (setup and tuple costs 0, parallel_workers = 2 on the tables; a run that
+# launched fewer is flagged); bloom_union_agg(f) over the filters, serial
+# and with 2 workers.
+# Timings are reported, never asserted.
+
+set -euo pipefail
+
+rows=2000000
+rounds=5
+nfilters=1000
+filter_keys=10000
+port=
+out=
+revs=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+		--rows) rows=$2; shift 2 ;;
+		--rounds) rounds=$2; shift 2 ;;
+		--filters) nfilters=$2; shift 2 ;;
+		--filter-keys) filter_keys=$2; shift 2 ;;
+		--port) port=$2; shift 2 ;;
+		--out) out=$(realpath -m -- "$2"); shift 2 ;;
+		-h | --help) sed -n '3,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-*) echo "compare.sh: unknown option: $1" >&2; exit 2 ;;
+		*) revs+=("$1"); shift ;;
+	esac
+done
+if [ ${#revs[@]} -ne 2 ] || [ "$rounds" -lt 3 ]; then
+	echo "usage: PG_CONFIG=... bash test/bench/compare.sh [--rows N] [--rounds R>=3] REV_A REV_B" >&2
+	exit 2
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "compare.sh: run as root (installs into PG_CONFIG's tree, a cluster owned by postgres)" >&2
+	exit 1
+fi
+PG_CONFIG=${PG_CONFIG:?set PG_CONFIG to a private server\'s pg_config}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+bindir=$("$PG_CONFIG" --bindir)
+pkglibdir=$("$PG_CONFIG" --pkglibdir)
+sharedir=$("$PG_CONFIG" --sharedir)
+case "$pkglibdir" in
+	/usr/*) echo "compare.sh: $pkglibdir is a shared server's; use a private one" >&2; exit 1 ;;
+esac
+
+log() { printf '[compare %4ds] %s\n' "$SECONDS" "$*" >&2; }
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-compare.XXXXXX")
+chmod 755 "$TMP"
+as_pg() { runuser -u postgres -- "$@"; }
+cleanup() {
+	if [ -f "$TMP/data/postmaster.pid" ]; then
+		as_pg "$bindir/pg_ctl" -D "$TMP/data" -m fast -w stop >/dev/null 2>&1 || true
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# --- 1. build each revision into $TMP/{A,B}/stage -------------------------
+names=(A B)
+commits=()
+for i in 0 1; do
+	c=$(git -C "$ROOT" rev-parse --verify "${revs[$i]}^{commit}")
+	commits+=("$c")
+	d="$TMP/${names[$i]}"
+	mkdir -p "$d/src" "$d/stage"
+	log "building ${names[$i]} = ${revs[$i]} (${c:0:10})"
+	git -C "$ROOT" archive "$c" | tar -x -C "$d/src"
+	make -C "$d/src" -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" >"$d/build.log" 2>&1 ||
+		{ cat "$d/build.log" >&2; exit 1; }
+	make -C "$d/src" -s PG_CONFIG="$PG_CONFIG" install DESTDIR="$d/stage" >>"$d/build.log" 2>&1 ||
+		{ cat "$d/build.log" >&2; exit 1; }
+done
+
+# Every installed bloomfilter file out, then this revision's in: the two
+# revisions' scripts differ, and a file left by the other would be used.
+owner=$(stat -c %U "$pkglibdir")
+install_rev() {		# A or B
+	local f dest
+	rm -f "$pkglibdir/bloomfilter.so" "$sharedir/extension/bloomfilter.control" \
+		"$sharedir"/extension/bloomfilter--*.sql "$pkglibdir/bitcode/bloomfilter.index.bc"
+	rm -rf "$pkglibdir/bitcode/bloomfilter"
+	while IFS= read -r f; do
+		dest=${f#"$TMP/$1/stage"}
+		case "$dest" in
+			"$pkglibdir"/* | "$sharedir"/*) ;;
+			*) echo "compare.sh: make install wrote $dest, outside the server's tree" >&2; exit 1 ;;
+		esac
+		install -D -m "$(stat -c %a "$f")" -o "$owner" "$f" "$dest"
+	done < <(find "$TMP/$1/stage" -type f)
+}
+
+# --- 2. cluster and data ----------------------------------------------------
+free_port() {
+	local p
+	for p in $(seq 55732 56031); do
+		ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && continue
+		[ -e "/tmp/.s.PGSQL.$p" ] && continue
+		echo "$p"
+		return 0
+	done
+	return 1
+}
+[ -n "$port" ] || port=$(free_port) || { echo "compare.sh: no free port" >&2; exit 1; }
+if [ "$rows" -gt 2000000 ]; then sb=3GB; else sb=1GB; fi
+mkdir "$TMP/sock" "$TMP/data"
+chown postgres: "$TMP/sock" "$TMP/data"
+as_pg "$bindir/initdb" -D "$TMP/data" -A trust -E UTF8 --locale=C.UTF-8 >"$TMP/initdb.log" 2>&1 ||
+	{ cat "$TMP/initdb.log" >&2; exit 1; }
+settings="shared_buffers=$sb jit=off autovacuum=off work_mem=4MB max_worker_processes=8 max_parallel_workers=8 max_wal_size=8GB synchronous_commit=off"
+tr ' ' '\n' <<<"$settings" | as_pg tee -a "$TMP/data/postgresql.auto.conf" >/dev/null
+as_pg "$bindir/pg_ctl" -D "$TMP/data" -w -l "$TMP/sock/server.log" \
+	-o "-p $port -k $TMP/sock -c listen_addresses=''" start >/dev/null ||
+	{ cat "$TMP/sock/server.log" >&2; exit 1; }
+export PATH="$bindir:$PATH" PGHOST="$TMP/sock" PGPORT="$port" PGUSER=postgres PGDATABASE=postgres
+q() { psql -XAtq -v ON_ERROR_STOP=1 "$@"; }
+
+log "data: $rows rows of bigint and of text keys, $nfilters filters of $filter_keys keys"
+install_rev B
+q <<-EOF
+	SET client_min_messages = warning;
+	SET max_parallel_workers_per_gather = 0;
+	CREATE SCHEMA cmp;
+	CREATE TABLE cmp.runs (rev text, round int, workload int, ms float8, workers int, md5 text);
+	CREATE FUNCTION cmp.explain(q text, OUT ms float8, OUT workers int) LANGUAGE plpgsql AS \$\$
+	DECLARE j jsonb;
+	BEGIN
+	    EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) ' || q INTO j;
+	    ms := (j -> 0 ->> 'Execution Time')::float8;
+	    SELECT coalesce(sum(w::text::int), 0) INTO workers
+	    FROM jsonb_path_query(j, 'strict \$.**."Workers Launched"') AS w;
+	END \$\$;
+	CREATE UNLOGGED TABLE cmp_int WITH (parallel_workers = 2) AS
+	    SELECT g::bigint AS key FROM generate_series(1, $rows) g;
+	CREATE UNLOGGED TABLE cmp_text WITH (parallel_workers = 2) AS
+	    SELECT md5(g::text) AS key FROM generate_series(1, $rows) g;
+	-- kept as bytea: DROP EXTENSION leaves them
+	CREATE EXTENSION bloomfilter;
+	-- filter i: the K/10 keys from i * K/10 on, modulo K (the union, all K)
+	CREATE UNLOGGED TABLE cmp_filters_raw AS
+	    SELECT i AS id, bloom_agg(((i * ($filter_keys / 10) + j) % $filter_keys)::bigint,
+	                              $filter_keys, 0.01)::bytea AS f
+	    FROM generate_series(0, $nfilters - 1) i, generate_series(0, $filter_keys / 10 - 1) j
+	    GROUP BY 1;
+	DROP EXTENSION bloomfilter;
+	VACUUM (FREEZE, ANALYZE) cmp_int, cmp_text, cmp_filters_raw;
+EOF
+
+# --- 3. workloads, alternately ----------------------------------------------
+ser="SET max_parallel_workers_per_gather = 0;"
+par="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
+wl=()		# label|workers expected|settings|aggregate call|table
+for t in int text; do
+	if [ $t = int ]; then ty=bigint; else ty=text; fi
+	for form in "bloom_agg(key)" "bloom_agg(key, $rows, 0.01)"; do
+		wl+=("$form, $ty|0|$ser|$form|cmp_$t" "$form, $ty, 2 workers|2|$par|$form|cmp_$t")
+	done
+done
+wl+=("bloom_union_agg(f), $nfilters filters|0|$ser|bloom_union_agg(f)|cmp_filters"
+	"bloom_union_agg(f), $nfilters filters, 2 workers|2|$par|bloom_union_agg(f)|cmp_filters")
+
+run_rev() {		# A or B, round
+	local i label nw set call tab
+	install_rev "$1"
+	q <<-EOF
+		SET client_min_messages = warning;
+		DROP TABLE IF EXISTS cmp_filters;
+		DROP EXTENSION IF EXISTS bloomfilter CASCADE;
+		CREATE EXTENSION bloomfilter;
+		CREATE UNLOGGED TABLE cmp_filters WITH (parallel_workers = 2) AS
+		    SELECT id, f::bloom AS f FROM cmp_filters_raw;
+		VACUUM ANALYZE cmp_filters;
+	EOF
+	for i in "${!wl[@]}"; do
+		IFS='|' read -r label nw set call tab <<<"${wl[$i]}"
+		q <<-EOF
+			$set
+			SELECT md5(($call)::bytea) AS md5 FROM $tab \gset
+			INSERT INTO cmp.runs SELECT '$1', $2, $i, ms, workers, :'md5'
+			FROM cmp.explain('SELECT octet_length(($call)::bytea) FROM $tab');
+		EOF
+	done
+	log "  round $2, $1: $(q -c "SELECT string_agg(round(ms)::text, ' ' ORDER BY workload) FROM cmp.runs WHERE rev = '$1' AND round = $2") ms"
+}
+for r in $(seq 1 "$rounds"); do
+	if [ $((r % 2)) -eq 1 ]; then order="A B"; else order="B A"; fi
+	for v in $order; do
+		run_rev "$v" "$r"
+	done
+done
+[ "$order" = "A B" ] || install_rev B		# leave B installed
+
+# --- 4. report --------------------------------------------------------------
+labels=$(for i in "${!wl[@]}"; do
+	IFS='|' read -r label nw _ <<<"${wl[$i]}"
+	printf '%s\t%s\t%s\n' "$i" "$label" "$nw"
+done)
+report=$TMP/report.md
+{
+	echo "## bloom_agg and bloom_union_agg: B = ${revs[1]} (${commits[1]:0:10}) against A = ${revs[0]} (${commits[0]:0:10})"
+	echo
+	echo "- $("$PG_CONFIG" --version), $(nproc) CPUs, load at end $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "- $rows distinct keys per build, $nfilters filters of $filter_keys keys for the union; $rounds rounds, A and B alternating (A first in odd rounds), a warm-up before every timed run; cluster settings: $settings"
+	echo "- times: EXPLAIN (ANALYZE, TIMING OFF) Execution Time, ms; median (min–max) over the rounds; ratio = median B / median A"
+	echo
+	echo "| workload | A (ms) | B (ms) | B / A | workers launched | same bytes |"
+	echo "|---|---:|---:|---:|---|---|"
+	q -F $'\t' <<-EOF
+		CREATE TEMP TABLE labels (workload int, label text, nw int);
+		COPY labels FROM STDIN;
+		$labels
+		\.
+		WITH s AS (
+		    SELECT workload, rev,
+		           percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS med,
+		           min(ms) AS lo, max(ms) AS hi,
+		           min(workers) AS wmin, max(workers) AS wmax,
+		           count(DISTINCT md5) AS nmd5, min(md5) AS md5
+		    FROM cmp.runs GROUP BY 1, 2)
+		SELECT format('| %s | %s (%s–%s) | %s (%s–%s) | %s | %s | %s |',
+		              l.label,
+		              round(a.med), round(a.lo), round(a.hi),
+		              round(b.med), round(b.lo), round(b.hi),
+		              to_char(b.med / a.med, 'FM0.000'),
+		              CASE WHEN a.wmin = a.wmax AND b.wmin = b.wmax AND a.wmin = b.wmin
+		                   THEN a.wmin::text
+		                   ELSE format('A %s–%s, B %s–%s', a.wmin, a.wmax, b.wmin, b.wmax) END
+		              || CASE WHEN least(a.wmin, b.wmin) < l.nw THEN ' **fewer than planned**' ELSE '' END,
+		              CASE WHEN a.nmd5 = 1 AND b.nmd5 = 1 AND a.md5 = b.md5 THEN 'yes' ELSE '**no**' END)
+		FROM labels l JOIN s a ON a.workload = l.workload AND a.rev = 'A'
+		     JOIN s b ON b.workload = l.workload AND b.rev = 'B'
+		ORDER BY l.workload;
+	EOF
+	echo
+	echo "All timed runs (ms, by round):"
+	echo
+	echo '```'
+	q -c "SELECT rev || ' ' || workload || ': ' || string_agg(round(ms)::text, ' ' ORDER BY round) FROM cmp.runs GROUP BY rev, workload ORDER BY workload, rev"
+	echo '```'
+} >"$report"
+cat "$report"
+[ -z "$out" ] || cp "$report" "$out"
