@@ -6,7 +6,7 @@
 #
 #   --rows N          rows of bigint keys and of text keys (default 2000000;
 #                     10000000 is the issue's build size)
-#   --rounds R        timed rounds, at least 3 (default 5)
+#   --rounds R        timed rounds, at least 3 (default 9)
 #   --filters N       filters for bloom_union_agg (default 1000), of
 #   --filter-keys K   capacity K each (default 10000: about 12 kB, TOASTed)
 #   --port P          the throwaway cluster's port (default: a free one)
@@ -24,12 +24,13 @@
 #      data once: N distinct bigint keys (1..N) and N md5 text keys, and
 #      the union's filters, each sized for K keys and holding K/10 of them
 #      (their union: all K), kept as bytea;
-#   3. per round, per revision (A first in odd rounds, B first in even ones):
-#      removes every installed bloomfilter file, installs that revision's
-#      .so, control file and scripts, DROP/CREATE EXTENSION, casts the
-#      stored filters back to bloom, then runs each workload in a session
-#      of its own: a warm-up that keeps the md5 of the result's bytes, then
-#      one timed run, EXPLAIN (ANALYZE, TIMING OFF)'s Execution Time;
+#   3. per round, per workload, A and B one after the other (which goes
+#      first alternates, ABBA...): to switch revision, removes every
+#      installed bloomfilter file, installs that revision's .so, control
+#      file and scripts, DROP/CREATE EXTENSION, casts the stored filters
+#      back to bloom; each run is a session of its own: a warm-up that
+#      keeps the md5 of the result's bytes, then one timed run, EXPLAIN
+#      (ANALYZE, TIMING OFF)'s Execution Time;
 #   4. prints per workload the median, min and max of each revision, B / A,
 #      the parallel workers launched, and whether both built the same bytes.
 #
@@ -43,7 +44,7 @@
 set -euo pipefail
 
 rows=2000000
-rounds=5
+rounds=9
 nfilters=1000
 filter_keys=10000
 port=
@@ -57,7 +58,7 @@ while [ $# -gt 0 ]; do
 		--filter-keys) filter_keys=$2; shift 2 ;;
 		--port) port=$2; shift 2 ;;
 		--out) out=$(realpath -m -- "$2"); shift 2 ;;
-		-h | --help) sed -n '3,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-h | --help) sed -n '3,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		-*) echo "compare.sh: unknown option: $1" >&2; exit 2 ;;
 		*) revs+=("$1"); shift ;;
 	esac
@@ -195,8 +196,9 @@ done
 wl+=("bloom_union_agg(f), $nfilters filters|0|$ser|bloom_union_agg(f)|cmp_filters"
 	"bloom_union_agg(f), $nfilters filters, 2 workers|2|$par|bloom_union_agg(f)|cmp_filters")
 
-run_rev() {		# A or B, round
-	local i label nw set call tab
+cur=
+switch_to() {		# A or B: its files, a new extension, the filters cast back
+	[ "$cur" = "$1" ] && return 0
 	install_rev "$1"
 	q <<-EOF
 		SET client_min_messages = warning;
@@ -207,24 +209,33 @@ run_rev() {		# A or B, round
 		    SELECT id, f::bloom AS f FROM cmp_filters_raw;
 		VACUUM ANALYZE cmp_filters;
 	EOF
-	for i in "${!wl[@]}"; do
-		IFS='|' read -r label nw set call tab <<<"${wl[$i]}"
-		q <<-EOF
-			$set
-			SELECT md5(($call)::bytea) AS md5 FROM $tab \gset
-			INSERT INTO cmp.runs SELECT '$1', $2, $i, ms, workers, :'md5'
-			FROM cmp.explain('SELECT octet_length(($call)::bytea) FROM $tab');
-		EOF
-	done
-	log "  round $2, $1: $(q -c "SELECT string_agg(round(ms)::text, ' ' ORDER BY workload) FROM cmp.runs WHERE rev = '$1' AND round = $2") ms"
+	cur=$1
 }
+measure() {		# A or B, round, workload index
+	local label nw set call tab
+	IFS='|' read -r label nw set call tab <<<"${wl[$3]}"
+	q <<-EOF
+		$set
+		SELECT md5(($call)::bytea) AS md5 FROM $tab \gset
+		INSERT INTO cmp.runs SELECT '$1', $2, $3, ms, workers, :'md5'
+		FROM cmp.explain('SELECT octet_length(($call)::bytea) FROM $tab');
+	EOF
+}
+# A and B side by side per workload, the first of the pair alternating
+# (ABBA...: one install per pair)
 for r in $(seq 1 "$rounds"); do
-	if [ $((r % 2)) -eq 1 ]; then order="A B"; else order="B A"; fi
-	for v in $order; do
-		run_rev "$v" "$r"
+	for i in "${!wl[@]}"; do
+		if [ $(((r + i) % 2)) -eq 1 ]; then order="A B"; else order="B A"; fi
+		for v in $order; do
+			switch_to "$v"
+			measure "$v" "$r" "$i"
+		done
+	done
+	for v in A B; do
+		log "  round $r, $v: $(q -c "SELECT string_agg(round(ms)::text, ' ' ORDER BY workload) FROM cmp.runs WHERE rev = '$v' AND round = $r") ms"
 	done
 done
-[ "$order" = "A B" ] || install_rev B		# leave B installed
+switch_to B		# leave B installed
 
 # --- 4. report --------------------------------------------------------------
 labels=$(for i in "${!wl[@]}"; do
@@ -236,11 +247,11 @@ report=$TMP/report.md
 	echo "## bloom_agg and bloom_union_agg: B = ${revs[1]} (${commits[1]:0:10}) against A = ${revs[0]} (${commits[0]:0:10})"
 	echo
 	echo "- $("$PG_CONFIG" --version), $(nproc) CPUs, load at end $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "- $rows distinct keys per build, $nfilters filters of $filter_keys keys for the union; $rounds rounds, A and B alternating (A first in odd rounds), a warm-up before every timed run; cluster settings: $settings"
-	echo "- times: EXPLAIN (ANALYZE, TIMING OFF) Execution Time, ms; median (min–max) over the rounds; ratio = median B / median A"
+	echo "- $rows distinct keys per build, $nfilters filters of $filter_keys keys for the union; $rounds rounds, A and B side by side per workload (which goes first alternating), a warm-up before every timed run; cluster settings: $settings"
+	echo "- times: EXPLAIN (ANALYZE, TIMING OFF) Execution Time, ms; median (min–max) over the rounds; ratio = median B / median A (and, less sensitive to other load on the machine, min B / min A)"
 	echo
-	echo "| workload | A (ms) | B (ms) | B / A | workers launched | same bytes |"
-	echo "|---|---:|---:|---:|---|---|"
+	echo "| workload | A (ms) | B (ms) | B / A | B / A of the minimums | workers launched | same bytes |"
+	echo "|---|---:|---:|---:|---:|---|---|"
 	q -F $'\t' <<-EOF
 		CREATE TEMP TABLE labels (workload int, label text, nw int);
 		COPY labels FROM STDIN;
@@ -253,11 +264,12 @@ report=$TMP/report.md
 		           min(workers) AS wmin, max(workers) AS wmax,
 		           count(DISTINCT md5) AS nmd5, min(md5) AS md5
 		    FROM cmp.runs GROUP BY 1, 2)
-		SELECT format('| %s | %s (%s–%s) | %s (%s–%s) | %s | %s | %s |',
+		SELECT format('| %s | %s (%s–%s) | %s (%s–%s) | %s | %s | %s | %s |',
 		              l.label,
-		              round(a.med), round(a.lo), round(a.hi),
-		              round(b.med), round(b.lo), round(b.hi),
+		              round(a.med::numeric, 1), round(a.lo::numeric, 1), round(a.hi::numeric, 1),
+		              round(b.med::numeric, 1), round(b.lo::numeric, 1), round(b.hi::numeric, 1),
 		              to_char(b.med / a.med, 'FM0.000'),
+		              to_char(b.lo / a.lo, 'FM0.000'),
 		              CASE WHEN a.wmin = a.wmax AND b.wmin = b.wmax AND a.wmin = b.wmin
 		                   THEN a.wmin::text
 		                   ELSE format('A %s–%s, B %s–%s', a.wmin, a.wmax, b.wmin, b.wmax) END
