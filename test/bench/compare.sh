@@ -31,8 +31,10 @@
 #      back to bloom; each run is a session of its own: a warm-up that
 #      keeps the md5 of the result's bytes, then one timed run, EXPLAIN
 #      (ANALYZE, TIMING OFF)'s Execution Time;
-#   4. prints per workload the median, min and max of each revision, B / A,
-#      the parallel workers launched, and whether both built the same bytes.
+#   4. prints per workload the median, min and max of each revision, B / A
+#      (of the medians, and the median of the rounds' B / A), the median CPU
+#      time of the backend and its workers, the parallel workers launched,
+#      and whether both built the same bytes.
 #
 # Workloads: bloom_agg(key) and bloom_agg(key, N, 0.01), bigint and text
 # keys, serial (max_parallel_workers_per_gather = 0) and with 2 workers
@@ -58,7 +60,7 @@ while [ $# -gt 0 ]; do
 		--filter-keys) filter_keys=$2; shift 2 ;;
 		--port) port=$2; shift 2 ;;
 		--out) out=$(realpath -m -- "$2"); shift 2 ;;
-		-h | --help) sed -n '3,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-h | --help) sed -n '3,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		-*) echo "compare.sh: unknown option: $1" >&2; exit 2 ;;
 		*) revs+=("$1"); shift ;;
 	esac
@@ -158,11 +160,23 @@ q <<-EOF
 	SET client_min_messages = warning;
 	SET max_parallel_workers_per_gather = 0;
 	CREATE SCHEMA cmp;
-	CREATE TABLE cmp.runs (rev text, round int, workload int, ms float8, workers int, md5 text);
-	CREATE FUNCTION cmp.explain(q text, OUT ms float8, OUT workers int) LANGUAGE plpgsql AS \$\$
+	CREATE TABLE cmp.runs (rev text, round int, workload int, ms float8, cpu_ms float8,
+	                       workers int, md5 text);
+	-- CPU time: this backend's (ns, /proc/self/schedstat) plus that of the
+	-- postmaster's children reaped meanwhile, i.e. the parallel workers,
+	-- which the query waits for (clock ticks, /proc/PID/stat cutime, cstime)
+	CREATE FUNCTION cmp.cpu_ms() RETURNS float8 LANGUAGE sql AS \$\$
+	    SELECT split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::float8 / 1e6
+	           + (split_part(st, ' ', 16)::float8 + split_part(st, ' ', 17)::float8) * 1000 / $(getconf CLK_TCK)
+	    FROM pg_read_file('/proc/' || split_part(pg_read_file('postmaster.pid'), E'\n', 1) || '/stat') st
+	\$\$;
+	CREATE FUNCTION cmp.explain(q text, OUT ms float8, OUT cpu_ms float8, OUT workers int)
+	LANGUAGE plpgsql AS \$\$
 	DECLARE j jsonb;
 	BEGIN
+	    cpu_ms := cmp.cpu_ms();
 	    EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) ' || q INTO j;
+	    cpu_ms := cmp.cpu_ms() - cpu_ms;
 	    ms := (j -> 0 ->> 'Execution Time')::float8;
 	    SELECT coalesce(sum(w::text::int), 0) INTO workers
 	    FROM jsonb_path_query(j, 'strict \$.**."Workers Launched"') AS w;
@@ -217,7 +231,7 @@ measure() {		# A or B, round, workload index
 	q <<-EOF
 		$set
 		SELECT md5(($call)::bytea) AS md5 FROM $tab \gset
-		INSERT INTO cmp.runs SELECT '$1', $2, $3, ms, workers, :'md5'
+		INSERT INTO cmp.runs SELECT '$1', $2, $3, ms, cpu_ms, workers, :'md5'
 		FROM cmp.explain('SELECT octet_length(($call)::bytea) FROM $tab');
 	EOF
 }
@@ -248,28 +262,36 @@ report=$TMP/report.md
 	echo
 	echo "- $("$PG_CONFIG" --version), $(nproc) CPUs, load at end $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- $rows distinct keys per build, $nfilters filters of $filter_keys keys for the union; $rounds rounds, A and B side by side per workload (which goes first alternating), a warm-up before every timed run; cluster settings: $settings"
-	echo "- times: EXPLAIN (ANALYZE, TIMING OFF) Execution Time, ms; median (min–max) over the rounds; ratio = median B / median A (and, less sensitive to other load on the machine, min B / min A)"
+	echo "- wall: EXPLAIN (ANALYZE, TIMING OFF) Execution Time, ms, median (min–max) over the rounds; B / A: of the medians, and the median of each round's B / A (A and B ran back to back)"
+	echo "- CPU: the backend's CPU time (/proc/self/schedstat) plus its parallel workers' (the postmaster's cutime + cstime), ms, median, to a few ms (the kernel's tick); less sensitive than wall time to other load on the machine"
 	echo
-	echo "| workload | A (ms) | B (ms) | B / A | B / A of the minimums | workers launched | same bytes |"
-	echo "|---|---:|---:|---:|---:|---|---|"
+	echo "| workload | A wall (ms) | B wall (ms) | B / A | B / A by round | A CPU (ms) | B CPU (ms) | B / A CPU | workers launched | same bytes |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---|---|"
 	q -F $'\t' <<-EOF
 		CREATE TEMP TABLE labels (workload int, label text, nw int);
 		COPY labels FROM STDIN;
 		$labels
 		\.
+		CREATE FUNCTION pg_temp.r(x float8) RETURNS numeric LANGUAGE sql
+		    AS 'SELECT round(x::numeric, CASE WHEN x < 100 THEN 1 ELSE 0 END)';
 		WITH s AS (
 		    SELECT workload, rev,
 		           percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS med,
 		           min(ms) AS lo, max(ms) AS hi,
+		           percentile_cont(0.5) WITHIN GROUP (ORDER BY cpu_ms) AS cpu,
 		           min(workers) AS wmin, max(workers) AS wmax,
 		           count(DISTINCT md5) AS nmd5, min(md5) AS md5
-		    FROM cmp.runs GROUP BY 1, 2)
-		SELECT format('| %s | %s (%s–%s) | %s (%s–%s) | %s | %s | %s | %s |',
+		    FROM cmp.runs GROUP BY 1, 2),
+		p AS (
+		    SELECT a.workload, percentile_cont(0.5) WITHIN GROUP (ORDER BY b.ms / nullif(a.ms, 0)) AS ratio
+		    FROM cmp.runs a JOIN cmp.runs b USING (workload, round)
+		    WHERE a.rev = 'A' AND b.rev = 'B' GROUP BY 1)
+		SELECT format('| %s | %s (%s–%s) | %s (%s–%s) | %s | %s | %s | %s | %s | %s | %s |',
 		              l.label,
-		              round(a.med::numeric, 1), round(a.lo::numeric, 1), round(a.hi::numeric, 1),
-		              round(b.med::numeric, 1), round(b.lo::numeric, 1), round(b.hi::numeric, 1),
-		              to_char(b.med / a.med, 'FM0.000'),
-		              to_char(b.lo / a.lo, 'FM0.000'),
+		              pg_temp.r(a.med), pg_temp.r(a.lo), pg_temp.r(a.hi),
+		              pg_temp.r(b.med), pg_temp.r(b.lo), pg_temp.r(b.hi),
+		              to_char(b.med / nullif(a.med, 0), 'FM0.00'), to_char(p.ratio, 'FM0.00'),
+		              pg_temp.r(a.cpu), pg_temp.r(b.cpu), to_char(b.cpu / nullif(a.cpu, 0), 'FM0.00'),
 		              CASE WHEN a.wmin = a.wmax AND b.wmin = b.wmax AND a.wmin = b.wmin
 		                   THEN a.wmin::text
 		                   ELSE format('A %s–%s, B %s–%s', a.wmin, a.wmax, b.wmin, b.wmax) END
@@ -277,13 +299,14 @@ report=$TMP/report.md
 		              CASE WHEN a.nmd5 = 1 AND b.nmd5 = 1 AND a.md5 = b.md5 THEN 'yes' ELSE '**no**' END)
 		FROM labels l JOIN s a ON a.workload = l.workload AND a.rev = 'A'
 		     JOIN s b ON b.workload = l.workload AND b.rev = 'B'
+		     JOIN p ON p.workload = l.workload
 		ORDER BY l.workload;
 	EOF
 	echo
-	echo "All timed runs (ms, by round):"
+	echo "Every timed run, by round (workload number in table order from 0: wall ms / CPU ms):"
 	echo
 	echo '```'
-	q -c "SELECT rev || ' ' || workload || ': ' || string_agg(round(ms)::text, ' ' ORDER BY round) FROM cmp.runs GROUP BY rev, workload ORDER BY workload, rev"
+	q -c "SELECT rev || ' ' || workload || ': ' || string_agg(round(ms) || '/' || round(cpu_ms), ' ' ORDER BY round) FROM cmp.runs GROUP BY rev, workload ORDER BY workload, rev"
 	echo '```'
 } >"$report"
 cat "$report"
