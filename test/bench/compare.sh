@@ -9,6 +9,8 @@
 #   --rounds R        timed rounds, at least 3 (default 9)
 #   --filters N       filters for bloom_union_agg (default 1000), of
 #   --filter-keys K   capacity K each (default 10000: about 12 kB, TOASTed)
+#   --only REGEX      only the workloads whose label matches (grep -E), e.g.
+#                     'text$' for the serial text builds
 #   --port P          the throwaway cluster's port (default: a free one)
 #   --out FILE        also write the report to FILE
 #
@@ -50,6 +52,7 @@ rounds=9
 nfilters=1000
 filter_keys=10000
 port=
+only=
 out=
 revs=()
 while [ $# -gt 0 ]; do
@@ -58,9 +61,10 @@ while [ $# -gt 0 ]; do
 		--rounds) rounds=$2; shift 2 ;;
 		--filters) nfilters=$2; shift 2 ;;
 		--filter-keys) filter_keys=$2; shift 2 ;;
+		--only) only=$2; shift 2 ;;
 		--port) port=$2; shift 2 ;;
 		--out) out=$(realpath -m -- "$2"); shift 2 ;;
-		-h | --help) sed -n '3,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-h | --help) sed -n '3,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		-*) echo "compare.sh: unknown option: $1" >&2; exit 2 ;;
 		*) revs+=("$1"); shift ;;
 	esac
@@ -209,6 +213,12 @@ for t in int text; do
 done
 wl+=("bloom_union_agg(f), $nfilters filters|0|$ser|bloom_union_agg(f)|cmp_filters"
 	"bloom_union_agg(f), $nfilters filters, 2 workers|2|$par|bloom_union_agg(f)|cmp_filters")
+if [ -n "$only" ]; then
+	for i in "${!wl[@]}"; do
+		grep -qE -- "$only" <<<"${wl[$i]%%|*}" || unset 'wl[i]'
+	done
+	[ ${#wl[@]} -gt 0 ] || { echo "compare.sh: --only $only matches no workload" >&2; exit 2; }
+fi
 
 cur=
 switch_to() {		# A or B: its files, a new extension, the filters cast back
