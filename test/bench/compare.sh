@@ -98,6 +98,7 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM
 
 # --- 1. build each revision into $TMP/{A,B}/stage -------------------------
 names=(A B)
