@@ -104,7 +104,7 @@ TAP_TESTS = 1
 endif
 endif
 
-EXTRA_CLEAN = results/ regression.diffs regression.out log/ tmp_check/ \
+EXTRA_CLEAN = results/ regression.diffs regression.out log/ tmp_check/ tmp_check.background/ \
 	test/t/tmp_check/ output_iso/ tmp_check_iso/ \
 	$(EXTENSION)-$(EXTVERSION).zip
 

@@ -12,7 +12,8 @@
 # 4. runs the TAP tests in test/t, if any, as an unprivileged user
 #    (as postgres in a private copy of the tree when invoked as root), in
 #    the background beside steps 3 and 5-8 (they mostly wait for servers);
-#    their output is printed at the end,
+#    their output is printed at the end, then the scripts marked
+#    "# run-tests: alone" (they time themselves) run with nothing beside them,
 # 5. for PostgreSQL 16 and 18 (and any other ../shared/pg/pg-NN.tar.gz):
 #    builds with -Werror and runs the regression and isolation suites in a
 #    private server of that version (test/matrix.sh); skipped, with a
@@ -33,7 +34,7 @@
 set -uo pipefail
 
 usage() {
-	sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,33p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 strict=0
@@ -120,14 +121,30 @@ count_prove() {
 }
 
 # ---------------------------------------------------------------------------
-# TAP tests (make tap).  They spend most of their time waiting for the
-# servers they start, stop, crash and replicate, so they run in the
-# background from here on, beside the steps below; their output is printed
-# and counted after those (report_tap).
-start_tap() {
-	local tap_args=("${make_args[@]}")
+# TAP tests (make tap).  Most spend their time waiting for the servers they
+# start, stop, crash and replicate, so they run in the background from the
+# install on, beside the steps after it, and are printed and counted after
+# those (report_tap).  The scripts that time something against the machine
+# (a line "# run-tests: alone") run afterwards, with nothing beside them.
+tap_alone=$(grep -l '^# run-tests: alone' test/t/*.pl 2>/dev/null | tr '\n' ' ')
+tap_shared=$(grep -L '^# run-tests: alone' test/t/*.pl 2>/dev/null | tr '\n' ' ')
+
+# run_tap LOG TESTS...: prove TESTS, output to LOG, exit code of make
+run_tap() {
+	local log=$1
+	shift
+	local tap_args=("${make_args[@]}" PROVE_TESTS="$*")
 	# the Makefile's PROVE_FLAGS assignment would hide the environment's
 	tap_args+=(PROVE_FLAGS="--timer${PROVE_FLAGS:+ $PROVE_FLAGS}")
+	if [ -n "$tapdir" ]; then
+		(cd "$tapdir" && runuser -u postgres -- env HOME="$tapdir" \
+			make "${tap_args[@]}" tap) >"$log" 2>&1 </dev/null
+	else
+		make "${tap_args[@]}" tap >"$log" 2>&1 </dev/null
+	fi
+}
+
+start_tap() {
 	if [ "$(id -u)" -eq 0 ]; then
 		# initdb refuses to run as root: run as postgres in a private copy.
 		tapdir=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-tap.XXXXXX")
@@ -136,32 +153,24 @@ start_tap() {
 		chown -R postgres: "$tapdir"
 		chmod 755 "$tapdir"
 	fi
+	[ -n "$tap_shared" ] || return 0
 	# a process group of its own (set -m), so that an early exit can end it
 	set -m
 	(
 		t0=$SECONDS
-		if [ -n "$tapdir" ]; then
-			(cd "$tapdir" && runuser -u postgres -- env HOME="$tapdir" \
-				make "${tap_args[@]}" tap)
-		else
-			make "${tap_args[@]}" tap
-		fi >"$LOGDIR/tap.log" 2>&1 </dev/null
+		# shellcheck disable=SC2086
+		run_tap "$LOGDIR/tap.log" $tap_shared
 		echo $? >"$LOGDIR/tap.rc"
-		echo "(the TAP tests took $((SECONDS - t0)) s)" >>"$LOGDIR/tap.log"
+		echo "(these TAP tests took $((SECONDS - t0)) s)" >>"$LOGDIR/tap.log"
 	) &
 	tap_pid=$!
 	set +m
 }
 
-report_tap() {
-	[ -n "$tap_pid" ] || return 0
-	heading "TAP tests (make tap, run in the background since the install)"
-	wait "$tap_pid"
-	tap_pid=
-	cat "$LOGDIR/tap.log"
-	local rc p f
-	rc=$(cat "$LOGDIR/tap.rc" 2>/dev/null || echo 1)
-	read -r p f < <(count_prove "$LOGDIR/tap.log")
+# count_tap LOG RC: add a prove run's scripts to the totals
+count_tap() {
+	local p f
+	read -r p f < <(count_prove "$1")
 	if [ "$p" -lt 0 ]; then
 		# prove never got to its summary
 		p=0
@@ -169,14 +178,37 @@ report_tap() {
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
-	if [ "$rc" -ne 0 ]; then
+	if [ "$2" -ne 0 ]; then
 		status=1
 		[ "$f" -eq 0 ] && failed=$((failed + 1))
-		if [ -n "$tapdir" ]; then
-			echo "TAP logs kept in $tapdir/tmp_check/log"
-		else
-			echo "TAP logs in $ROOT/tmp_check/log"
-		fi
+		tap_failed=1
+	fi
+}
+
+report_tap() {
+	local rc
+	tap_failed=0
+	if [ -n "$tap_pid" ]; then
+		heading "TAP tests (make tap, run in the background since the install)"
+		wait "$tap_pid"
+		tap_pid=
+		cat "$LOGDIR/tap.log"
+		count_tap "$LOGDIR/tap.log" "$(cat "$LOGDIR/tap.rc" 2>/dev/null || echo 1)"
+		# the next prove run starts by removing tmp_check: keep these logs
+		local dir=${tapdir:-$ROOT}
+		[ "$tap_failed" -ne 0 ] && [ -d "$dir/tmp_check" ] &&
+			rm -rf "$dir/tmp_check.background" && mv "$dir/tmp_check" "$dir/tmp_check.background"
+	fi
+	if [ -n "$tap_alone" ]; then
+		heading "TAP tests that time themselves, alone: $tap_alone"
+		# shellcheck disable=SC2086
+		run_tap "$LOGDIR/tap-alone.log" $tap_alone
+		rc=$?
+		cat "$LOGDIR/tap-alone.log"
+		count_tap "$LOGDIR/tap-alone.log" "$rc"
+	fi
+	if [ "$tap_failed" -ne 0 ]; then
+		echo "TAP logs kept in ${tapdir:-$ROOT}/tmp_check/log (and tmp_check.background/log)"
 	elif [ -n "$tapdir" ]; then
 		rm -rf "$tapdir"
 	fi

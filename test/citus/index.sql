@@ -43,9 +43,11 @@ SELECT check_error(:'mode', 'bloom_index_partitions on the coordinator is refuse
 
 -- The key travels to the shards as text, parsed there under the worker's
 -- settings: this session's styles must not change it.  Dates under
--- "SQL, DMY" (02/01/2020 would be read as February 1 under the workers'
--- "ISO, MDY") and floats printed short (extra_float_digits = -3 rounds
--- 1/3 of a key to 12 digits): every key of a sample of 10 is still found.
+-- "SQL, DMY" (02/01/2020, which "ISO, MDY" reads as February 1: Citus 15
+-- happens to carry DateStyle to its connections, other versions may not)
+-- and floats printed short (extra_float_digits = -3 rounds 1/3 of a key to
+-- 12 digits: without the fixed settings, all 10 keys are "absent"): every
+-- key of a sample of 10 is still found.
 CREATE INDEX IF NOT EXISTS ev_d_bf ON ev USING bloomfilter (d);
 CREATE INDEX IF NOT EXISTS ev_f8_bf ON ev USING bloomfilter ((f8 / 3));
 SET DateStyle = 'SQL, DMY';

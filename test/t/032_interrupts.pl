@@ -1,5 +1,7 @@
 
 # Copyright (c) 2026, the bloomfilter developers
+# run-tests: alone (it times itself: test/run-tests.sh runs it with
+# nothing beside it)
 
 # Sizing ends quickly, even at its extremes.
 #

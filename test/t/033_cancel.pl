@@ -1,5 +1,7 @@
 
 # Copyright (c) 2026, the bloomfilter developers
+# run-tests: alone (it times itself: test/run-tests.sh runs it with
+# nothing beside it)
 
 # A cancel reaches the extension's own long loops, not only the row loops of
 # PostgreSQL around them.
