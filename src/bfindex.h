@@ -159,6 +159,10 @@ typedef struct BfState
 {
 	BfMetaPageData meta;
 	BloomKeyType keytype;
+	/* bfinsert.c's last fill limit: for pages of fill_nblocks of fill_layer */
+	uint32		fill_layer;
+	uint32		fill_nblocks;	/* 0: none computed yet */
+	double		fill_limit;
 } BfState;
 
 /* bfutils.c */
