@@ -21,21 +21,28 @@
 
 /* older layers an insert looks in before setting bits in the newest */
 #define BF_OLDER_CHECKED	4
+/* a page's fill is counted after one change in 8 when it holds 1,024 keys */
+#define BF_FILL_SAMPLE		8
+#define BF_FILL_SAMPLE_KEYS	1024
 
 /*
  * Does this page hold more bits than its share of the layer's capacity
  * would set on average?  Each page sees a random share of the layer's keys,
  * so the first page to cross this line does so when the layer as a whole is
- * a little short of its capacity: growth comes early, never late.  Only the
- * page an inserter writes is counted: nothing shared decides growth.
+ * a little short of its capacity: growth comes early.  Only the page an
+ * inserter writes is counted: nothing shared decides growth.
  *
- * This runs after every insert that sets bits, under the page's exclusive
- * lock, so it must be cheap: the limit is computed once per layer and page
- * size and kept in the backend's state, and the bits are counted by
- * PostgreSQL's pg_popcount (the CPU's popcount instruction where there is
- * one; a loop of __builtin_popcountll compiled without -mpopcnt calls
- * libgcc's bit-twiddling routine a thousand times per page, which cost as
- * much as the rest of an insert).
+ * This runs after inserts that set bits, under the page's exclusive lock,
+ * so it must be cheap: the limit is computed once per layer and page size
+ * and kept in the backend's state; the bits are counted by PostgreSQL's
+ * pg_popcount (the CPU's popcount instruction where there is one: a loop of
+ * __builtin_popcountll compiled without -mpopcnt calls libgcc's routine a
+ * thousand times per page, which cost as much as the rest of an insert);
+ * and on a page whose share of the layer is at least BF_FILL_SAMPLE_KEYS
+ * keys, only one change in BF_FILL_SAMPLE is followed by a count (counting
+ * 8 kB after each change of 64 bytes was a tenth of a COPY's time).  A full
+ * page is then found a few changes late, a few keys in a thousand of its
+ * share, well inside the rate's headroom (bfindex.h).
  */
 static bool
 bf_page_full(BfState *state, uint32 i, const BfLayer *layer, Page page)
@@ -44,13 +51,17 @@ bf_page_full(BfState *state, uint32 i, const BfLayer *layer, Page page)
 
 	if (state->fill_nblocks != nblocks || state->fill_layer != i)
 	{
-		double		keys = (double) layer->capacity * nblocks / (double) layer->nblocks;
 		double		sd;
 
-		bloom_expected_fill(nblocks, (int) layer->k, keys, &state->fill_limit, &sd);
+		state->fill_keys = (double) layer->capacity * nblocks / (double) layer->nblocks;
+		bloom_expected_fill(nblocks, (int) layer->k, state->fill_keys,
+							&state->fill_limit, &sd);
 		state->fill_layer = i;
 		state->fill_nblocks = nblocks;
 	}
+	if (state->fill_keys >= BF_FILL_SAMPLE_KEYS &&
+		state->nchanges++ % BF_FILL_SAMPLE != 0)
+		return false;
 	return (double) pg_popcount((const char *) BfPageGetBits(page),
 								(int) (nblocks * BLOOM_BLOCK_BYTES)) > state->fill_limit;
 }
