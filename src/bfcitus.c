@@ -10,8 +10,8 @@
  * (so it hashes the same), and probed in the index of each shard that has
  * the same key definition and predicate.  The table may hold the key if
  * some shard says so.  A shard that fails, or has no such index, raises an
- * error: it never counts as "absent".  Each call is one round trip to every
- * shard.
+ * error: it never counts as "absent".  Each call opens a new connection to
+ * every shard (run_command_on_shards does not reuse them): for a few keys.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
