@@ -40,3 +40,29 @@ SELECT check_error(:'mode', 'bloom_index_info on the coordinator is refused for 
 	$$SELECT bloom_index_info('ev_i8_bf')$$, 'is on a distributed table');
 SELECT check_error(:'mode', 'bloom_index_partitions on the coordinator is refused for a distributed table',
 	$$SELECT bloom_index_partitions('ev_i8_bf', 7::bigint)$$, 'is on a distributed table');
+
+-- The key travels to the shards as text, parsed there under the worker's
+-- settings: this session's styles must not change it.  Dates under
+-- "SQL, DMY" (02/01/2020 would be read as February 1 under the workers'
+-- "ISO, MDY") and floats printed short (extra_float_digits = -3 rounds
+-- 1/3 of a key to 12 digits): every key of a sample of 10 is still found.
+CREATE INDEX IF NOT EXISTS ev_d_bf ON ev USING bloomfilter (d);
+CREATE INDEX IF NOT EXISTS ev_f8_bf ON ev USING bloomfilter ((f8 / 3));
+SET DateStyle = 'SQL, DMY';
+SET extra_float_digits = -3;
+INSERT INTO check_results (mode, name, ok, detail)
+SELECT :'mode', 'bloom_index_contains on the coordinator finds date keys under DateStyle SQL, DMY',
+	   count(*) = 10 AND bool_and(found),
+	   count(*) || ' keys, ' || count(*) FILTER (WHERE NOT found OR found IS NULL) || ' not found'
+FROM (SELECT bloom_index_contains('ev_d_bf', d) AS found
+	  FROM ev_local WHERE d IS NOT NULL AND extract(day FROM d) <= 12
+	  AND id % 89 = 1 ORDER BY id LIMIT 10) s;
+INSERT INTO check_results (mode, name, ok, detail)
+SELECT :'mode', 'bloom_index_contains on the coordinator finds float keys under extra_float_digits = -3',
+	   count(*) = 10 AND bool_and(found),
+	   count(*) || ' keys, ' || count(*) FILTER (WHERE NOT found OR found IS NULL) || ' not found'
+FROM (SELECT bloom_index_contains('ev_f8_bf', f8 / 3) AS found
+	  FROM ev_local WHERE f8 IS NOT NULL AND id % 3 <> 0
+	  AND id % 89 = 2 ORDER BY id LIMIT 10) s;
+RESET DateStyle;
+RESET extra_float_digits;
