@@ -159,6 +159,12 @@ typedef struct BfState
 {
 	BfMetaPageData meta;
 	BloomKeyType keytype;
+	/* bfinsert.c's last fill limit: for pages of fill_nblocks of fill_layer */
+	uint32		fill_layer;
+	uint32		fill_nblocks;	/* 0: none computed yet */
+	double		fill_limit;
+	double		fill_keys;		/* keys of the layer's capacity such a page holds */
+	uint32		nchanges;		/* inserts that set bits, for sampling */
 } BfState;
 
 /* bfutils.c */

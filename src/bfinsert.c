@@ -14,36 +14,75 @@
  */
 #include "postgres.h"
 
+#include "port/pg_bitutils.h"
 #include "utils/rel.h"
 
 #include "bfindex.h"
+
+/* older layers an insert looks in before setting bits in the newest */
+#define BF_OLDER_CHECKED	4
+/* a page's fill is counted after one change in 8 when it holds 1,024 keys */
+#define BF_FILL_SAMPLE		8
+#define BF_FILL_SAMPLE_KEYS	1024
 
 /*
  * Does this page hold more bits than its share of the layer's capacity
  * would set on average?  Each page sees a random share of the layer's keys,
  * so the first page to cross this line does so when the layer as a whole is
- * a little short of its capacity: growth comes early, never late.  Only the
- * page an inserter writes is counted: nothing shared decides growth.
+ * a little short of its capacity: growth comes early.  Only the page an
+ * inserter writes is counted: nothing shared decides growth.
+ *
+ * This runs after inserts that set bits, under the page's exclusive lock,
+ * so it must be cheap: the limit is computed once per layer and page size
+ * and kept in the backend's state; the bits are counted by PostgreSQL's
+ * pg_popcount (the CPU's popcount instruction where there is one: a loop of
+ * __builtin_popcountll compiled without -mpopcnt calls libgcc's routine a
+ * thousand times per page, which cost as much as the rest of an insert);
+ * and on a page whose share of the layer is at least BF_FILL_SAMPLE_KEYS
+ * keys, only one change in BF_FILL_SAMPLE is followed by a count (counting
+ * 8 kB after each change of 64 bytes was a tenth of a COPY's time).  A full
+ * page is then found a few changes late, a few keys in a thousand of its
+ * share, well inside the rate's headroom (bfindex.h).
  */
 static bool
-bf_page_full(const BfLayer *layer, Page page)
+bf_page_full(BfState *state, uint32 i, const BfLayer *layer, Page page)
 {
 	uint32		nblocks = BfPageGetHeader(page)->nblocks;
-	double		keys = (double) layer->capacity * nblocks / (double) layer->nblocks;
-	double		mean;
-	double		sd;
 
-	bloom_expected_fill(nblocks, (int) layer->k, keys, &mean, &sd);
-	return (double) bloom_popcount(BfPageGetBits(page),
-								   (size_t) nblocks * BLOOM_BLOCK_BYTES) > mean;
+	if (state->fill_nblocks != nblocks || state->fill_layer != i)
+	{
+		double		sd;
+
+		state->fill_keys = (double) layer->capacity * nblocks / (double) layer->nblocks;
+		bloom_expected_fill(nblocks, (int) layer->k, state->fill_keys,
+							&state->fill_limit, &sd);
+		state->fill_layer = i;
+		state->fill_nblocks = nblocks;
+	}
+	if (state->fill_keys >= BF_FILL_SAMPLE_KEYS &&
+		state->nchanges++ % BF_FILL_SAMPLE != 0)
+		return false;
+	return (double) pg_popcount((const char *) BfPageGetBits(page),
+								(int) (nblocks * BLOOM_BLOCK_BYTES)) > state->fill_limit;
 }
 
-/* Does a layer older than the newest, i, report hash h? */
+/*
+ * Does one of the BF_OLDER_CHECKED layers before the newest, i, report hash
+ * h?  Each is a page read, most often a cache miss: an index grown from a
+ * small capacity has many layers, and testing them all cost a COPY into it
+ * more than the rest of its inserts.  The layers left out are the smallest
+ * (each layer holds twice the keys of the one before), together less than
+ * 1/2^BF_OLDER_CHECKED of the keys of the older ones: a key repeated from
+ * them gets its bits set in the newest layer too, which costs a little fill
+ * and WAL, never a lost key (probes test every layer).
+ */
 static bool
 bf_present_in_older(Relation index, const BfMetaPageData *meta, uint32 i,
 					uint64 h)
 {
-	while (i-- > 0)
+	uint32		oldest = i > BF_OLDER_CHECKED ? i - BF_OLDER_CHECKED : 0;
+
+	while (i-- > oldest)
 	{
 		size_t		off;
 		Buffer		buf = bf_read_block(index, &meta->layers[i], i, h, &off);
@@ -101,9 +140,9 @@ bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 
 	/*
 	 * Most keys of a busy table are already there: look under share locks,
-	 * in the newest layer first, then in the older ones (as RedisBloom does:
-	 * a key any layer reports is not added again, which keeps repeated keys
-	 * from filling the newest layer and writes no WAL).
+	 * in the newest layer first, then in the largest older ones (as
+	 * RedisBloom does: a key a layer reports is not added again, which keeps
+	 * repeated keys from filling the newest layer and writes no WAL).
 	 */
 	buf = bf_read_block(index, layer, i, h, &off);
 	if (bloom_block_test(BfPageGetBits(BufferGetPage(buf)) + off,
@@ -130,7 +169,9 @@ bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		return false;
 	}
 	bf_log_block(index, buf, off, blk);
-	full = bf_page_full(layer, page);
+	/* (the state again: nothing above accepts invalidations, but be sure) */
+	state = (BfState *) index->rd_amcache;
+	full = state != NULL && bf_page_full(state, i, layer, page);
 	UnlockReleaseBuffer(buf);
 
 	if (full)
