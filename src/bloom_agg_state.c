@@ -217,10 +217,11 @@ bloom_agg_state_split(BloomAggState *s, MemoryContext cxt)
 
 /*
  * Unsized state over its memory budget: write every list, without its
- * duplicates, to the temporary files, and empty it (keeping its memory).
+ * duplicates if unique_first, to the temporary files, and empty it (keeping
+ * its memory).  Duplicates left in the files go when the state settles.
  */
 void
-bloom_agg_state_spill(BloomAggState *s, MemoryContext cxt)
+bloom_agg_state_spill(BloomAggState *s, MemoryContext cxt, bool unique_first)
 {
 	if (s->nlists == 1)
 		bloom_agg_state_split(s, cxt);
@@ -231,7 +232,7 @@ bloom_agg_state_spill(BloomAggState *s, MemoryContext cxt)
 		HashList   *l = &s->lists[i];
 
 		CHECK_FOR_INTERRUPTS();
-		if (l->unique != l->n)
+		if (unique_first && l->unique != l->n)
 			list_unique(s, l, cxt);
 		bloom_spill_write(s->spill, i / (NBUCKETS / BLOOM_SPILL_PARTS),
 						  l->h, l->n);
@@ -264,7 +265,7 @@ state_make_room(BloomAggState *s, HashList *l, MemoryContext cxt)
 	}
 	if (!s->sized && (s->allocated + l->max) * sizeof(uint64) > s->budget)
 	{
-		bloom_agg_state_spill(s, cxt);
+		bloom_agg_state_spill(s, cxt, true);
 		return;
 	}
 	s->allocated += l->max;

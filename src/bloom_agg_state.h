@@ -85,7 +85,8 @@ extern void bloom_agg_free_lists(BloomAggState *s);
 extern size_t bloom_agg_state_unique(BloomAggState *s, MemoryContext cxt);
 extern void bloom_agg_state_to_bits(BloomAggState *s, MemoryContext cxt);
 extern void bloom_agg_state_split(BloomAggState *s, MemoryContext cxt);
-extern void bloom_agg_state_spill(BloomAggState *s, MemoryContext cxt);
+extern void bloom_agg_state_spill(BloomAggState *s, MemoryContext cxt,
+								  bool unique_first);
 extern void bloom_agg_state_flush(BloomAggState *s);
 extern size_t bloom_agg_state_settle(BloomAggState *s, MemoryContext cxt);
 extern void bloom_agg_spilled_begin(BloomAggState *s, SpilledReader *r);
