@@ -41,9 +41,6 @@ state_copy(const BloomAggState *src, MemoryContext cxt)
 		s->filter = MemoryContextAllocHuge(cxt, VARSIZE(src->filter));
 		memcpy(s->filter, src->filter, VARSIZE(src->filter));
 		bloom_open(s->filter, &s->f);
-		s->pending = MemoryContextAlloc(cxt, PENDING_MAX * sizeof(uint64));
-		memcpy(s->pending, src->pending, src->npending * sizeof(uint64));
-		return s;
 	}
 	s->lists = MemoryContextAlloc(cxt, src->nlists * sizeof(HashList));
 	s->allocated = 0;
@@ -93,10 +90,7 @@ static void
 state_free(BloomAggState *s)
 {
 	if (s->filter)
-	{
 		pfree(s->filter);
-		pfree(s->pending);
-	}
 	if (s->lists)
 		bloom_agg_free_lists(s);
 	if (s->scratch)

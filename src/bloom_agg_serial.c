@@ -220,8 +220,11 @@ bloom_agg_state_deserialize(const uint8 *p, size_t len, MemoryContext cxt)
 		SET_VARSIZE(s->filter, VARHDRSZ + bodylen);
 		memcpy(BLOOM_PAYLOAD(s->filter), body, bodylen);
 		bloom_open(s->filter, &s->f);
-		s->pending = palloc(PENDING_MAX * sizeof(uint64));
-		s->npending = 0;
+		/* room for the hashes not yet set: a combine seldom adds any */
+		s->nlists = 1;
+		s->lists = palloc(sizeof(HashList));
+		bloom_agg_list_init(&s->lists[0], INITIAL_HASHES, cxt);
+		s->allocated = INITIAL_HASHES;
 	}
 	else if (!h.sized && h.count * sizeof(uint64) > s->budget)
 		deserialize_spilled(s, body, h.count, cxt);

@@ -24,8 +24,7 @@
 #include "bloom_agg_state.h"
 
 #define PRESIZE_HASHES	(16.0 * 1024 * 1024) /* see bloom_agg_state_split */
-#define PREFETCH_AHEAD	16		/* keys ahead whose blocks are prefetched,
-								 * see PENDING_MAX */
+#define PREFETCH_AHEAD	16		/* keys ahead whose blocks are prefetched */
 #define READ_CHUNK		8192	/* hashes read from a temporary file at a time */
 
 void
@@ -127,14 +126,25 @@ bloom_agg_state_unique(BloomAggState *s, MemoryContext cxt)
 	return total;
 }
 
+/*
+ * Set the bits of every hash in the lists, list by list: each list's fall in
+ * a run of blocks of their own (see PREFETCH_AHEAD for within the run).
+ */
 static void
 set_all_hashes(BloomAggState *s, uint8 *bits, uint64 nblocks, int k)
 {
 	for (int i = 0; i < s->nlists; i++)
 	{
+		const uint64 *h = s->lists[i].h;
+		size_t		n = s->lists[i].n;
+
 		CHECK_FOR_INTERRUPTS();
-		for (size_t j = 0; j < s->lists[i].n; j++)
-			bloom_set_hash(bits, nblocks, k, s->lists[i].h[j]);
+		for (size_t j = 0; j < n; j++)
+		{
+			if (j + PREFETCH_AHEAD < n)
+				bloom_prefetch(bits, nblocks, h[j + PREFETCH_AHEAD]);
+			bloom_set_hash(bits, nblocks, k, h[j]);
+		}
 	}
 }
 
@@ -149,7 +159,10 @@ bloom_agg_free_lists(BloomAggState *s)
 	s->allocated = 0;
 }
 
-/* Sized state: replace the hash lists by the filter's bits. */
+/*
+ * Sized state: set the hashes of its lists in the filter's bits, made now;
+ * the lists, emptied, hold the hashes to come until they are full.
+ */
 void
 bloom_agg_state_to_bits(BloomAggState *s, MemoryContext cxt)
 {
@@ -158,11 +171,8 @@ bloom_agg_state_to_bits(BloomAggState *s, MemoryContext cxt)
 	s->filter = bloom_new((uint64) s->capacity, s->rate, s->nblocks, s->k,
 						  s->family);
 	bloom_open(s->filter, &s->f);
-	s->pending = palloc(PENDING_MAX * sizeof(uint64));
-	s->npending = 0;
-	set_all_hashes(s, s->f.bits, s->nblocks, s->k);
-	bloom_agg_free_lists(s);
 	MemoryContextSwitchTo(old);
+	bloom_agg_state_flush(s);
 }
 
 /*
@@ -276,13 +286,9 @@ state_make_room(BloomAggState *s, HashList *l, MemoryContext cxt)
 void
 bloom_agg_state_flush(BloomAggState *s)
 {
-	for (int i = 0; i < s->npending; i++)
-	{
-		if (i + PREFETCH_AHEAD < s->npending)
-			bloom_prefetch(s->f.bits, s->nblocks, s->pending[i + PREFETCH_AHEAD]);
-		bloom_set_hash(s->f.bits, s->nblocks, s->k, s->pending[i]);
-	}
-	s->npending = 0;
+	set_all_hashes(s, s->f.bits, s->nblocks, s->k);
+	for (int i = 0; i < s->nlists; i++)
+		s->lists[i].n = s->lists[i].unique = 0;
 }
 
 /* Add a hash if that takes no memory; false if it was not added. */
@@ -291,8 +297,6 @@ state_add_fast(BloomAggState *s, uint64 h)
 {
 	HashList   *l;
 
-	if (s->filter)
-		return false;
 	l = &s->lists[s->nlists == 1 ? 0 : h >> 56];
 	if (unlikely(l->n == l->max))
 		return false;
@@ -307,9 +311,9 @@ state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 		return;
 	if (s->filter)
 	{
-		s->pending[s->npending++] = h;
-		if (s->npending == PENDING_MAX)
-			bloom_agg_state_flush(s);
+		/* a list is full: set them all, which empties them */
+		bloom_agg_state_flush(s);
+		state_add_fast(s, h);
 		return;
 	}
 
