@@ -38,7 +38,7 @@ state_copy(const BloomAggState *src, MemoryContext cxt)
 	s->nscratch = 0;
 	if (src->filter)
 	{
-		s->filter = MemoryContextAllocHuge(cxt, VARSIZE(src->filter));
+		s->filter = bloom_alloc_big(cxt, VARSIZE(src->filter), 0);
 		memcpy(s->filter, src->filter, VARSIZE(src->filter));
 		bloom_open(s->filter, &s->f);
 	}
@@ -123,7 +123,7 @@ combine_into_spill(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
 			if (n == 0)
 				continue;
 			CHECK_FOR_INTERRUPTS();
-			buf = MemoryContextAllocHuge(cxt, n * sizeof(uint64));
+			buf = bloom_alloc_big(cxt, n * sizeof(uint64), 0);
 			bloom_spill_take(b->spill, p, buf);
 			bloom_spill_write(a->spill, p, buf, n);
 			pfree(buf);

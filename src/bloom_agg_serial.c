@@ -76,7 +76,8 @@ bloom_agg_state_serialize(BloomAggState *s, MemoryContext cxt)
 				errmsg("bloom_agg state is too large to pass to a parallel worker"),
 				errhint("Give bloom_agg a capacity and a false-positive rate, or disable parallel aggregation."));
 
-	out = palloc(VARHDRSZ + BLOOM_STATE_HEADER_SIZE + bodylen);
+	out = bloom_alloc_big(CurrentMemoryContext,
+						  VARHDRSZ + BLOOM_STATE_HEADER_SIZE + bodylen, 0);
 	SET_VARSIZE(out, VARHDRSZ + BLOOM_STATE_HEADER_SIZE + bodylen);
 	p = (uint8 *) VARDATA(out);
 	bloom_state_write_header(p, &h);
@@ -216,7 +217,7 @@ bloom_agg_state_deserialize(const uint8 *p, size_t len, MemoryContext cxt)
 					errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 					errmsg("invalid bloom_agg state"),
 					errdetail("The filter in the state was not made with the state's capacity, false-positive rate and key family."));
-		s->filter = palloc_extended(VARHDRSZ + bodylen, MCXT_ALLOC_HUGE);
+		s->filter = bloom_alloc_big(cxt, VARHDRSZ + bodylen, 0);
 		SET_VARSIZE(s->filter, VARHDRSZ + bodylen);
 		memcpy(BLOOM_PAYLOAD(s->filter), body, bodylen);
 		bloom_open(s->filter, &s->f);

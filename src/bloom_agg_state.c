@@ -26,11 +26,15 @@
 #define PRESIZE_HASHES	(16.0 * 1024 * 1024) /* see bloom_agg_state_split */
 #define PREFETCH_AHEAD	16		/* keys ahead whose blocks are prefetched */
 #define READ_CHUNK		8192	/* hashes read from a temporary file at a time */
+#define HINT_MIN_ROWS	1024	/* rows seen before the planner's estimate is
+								 * trusted, see sized_expects_many */
+#define BUFFER_MIN_FILTER	(256 * 1024)	/* see bloom_agg_state_to_bits */
+#define BUFFER_MAX_PER_LIST 8192
 
 void
 bloom_agg_list_init(HashList *l, size_t max, MemoryContext cxt)
 {
-	l->h = MemoryContextAllocHuge(cxt, max * sizeof(uint64));
+	l->h = bloom_alloc_big(cxt, max * sizeof(uint64), 0);
 	l->n = 0;
 	l->max = max;
 	l->unique = 0;
@@ -93,7 +97,7 @@ list_unique(BloomAggState *s, HashList *l, MemoryContext cxt)
 
 	if (s->nlists == 1)
 	{
-		scratch = MemoryContextAllocHuge(cxt, need * sizeof(uint64));
+		scratch = bloom_alloc_big(cxt, need * sizeof(uint64), 0);
 		l->n = l->unique = bloom_unique(l->h, l->n, scratch);
 		pfree(scratch);
 		return;
@@ -103,7 +107,7 @@ list_unique(BloomAggState *s, HashList *l, MemoryContext cxt)
 		if (s->scratch)
 			pfree(s->scratch);
 		s->nscratch = Max(need, 2 * s->nscratch);
-		s->scratch = MemoryContextAllocHuge(cxt, s->nscratch * sizeof(uint64));
+		s->scratch = bloom_alloc_big(cxt, s->nscratch * sizeof(uint64), 0);
 	}
 	l->n = l->unique = bloom_unique(l->h, l->n, s->scratch);
 }
@@ -173,6 +177,27 @@ bloom_agg_state_to_bits(BloomAggState *s, MemoryContext cxt)
 	bloom_open(s->filter, &s->f);
 	MemoryContextSwitchTo(old);
 	bloom_agg_state_flush(s);
+
+	/*
+	 * A filter beyond the cache gets NBUCKETS lists with room enough for a
+	 * sweep to set many hashes per run of blocks.  A small one is set from
+	 * its lists as they are: it stays in the cache, and a state of a GROUP
+	 * BY with many groups stays small.
+	 */
+	if (s->nblocks * BLOOM_BLOCK_BYTES >= BUFFER_MIN_FILTER)
+	{
+		size_t		per = Min(s->nblocks * BLOOM_BLOCK_BYTES / sizeof(uint64) / NBUCKETS / 2,
+							  BUFFER_MAX_PER_LIST);
+
+		if (s->nlists == 1)
+			bloom_agg_state_split(s, cxt);
+		s->allocated = 0;
+		for (int i = 0; i < NBUCKETS; i++)
+		{
+			bloom_agg_list_grow(&s->lists[i], per);
+			s->allocated += s->lists[i].max;
+		}
+	}
 }
 
 /*
@@ -251,6 +276,24 @@ bloom_agg_state_spill(BloomAggState *s, MemoryContext cxt, bool unique_first)
 }
 
 /*
+ * Will a sized state's lists outgrow its bits, by the rows the planner
+ * expects and the share of distinct keys among the rows so far?  Then it
+ * turns into bits now: filling the lists up to the filter's size first
+ * (dropping duplicates, growing them by doubling) took as long as the bits
+ * of all the keys that came after, and in a parallel plan every participant
+ * did it (the 10M-row build, 2 workers: each did the lists phase for about
+ * half of its rows).  Only a guess: the bits are the same either way.
+ */
+static bool
+sized_expects_many(const BloomAggState *s, const HashList *l)
+{
+	if (s->rows_hint <= 0 || s->nlists != 1 || s->nrows < HINT_MIN_ROWS)
+		return false;
+	return s->rows_hint * ((double) l->n / s->nrows) * sizeof(uint64) >
+		(double) s->nblocks * BLOOM_BLOCK_BYTES;
+}
+
+/*
  * A hash list is full: drop its duplicates, and grow it if that did not free
  * half of it.  Along the way a sized state turns into bits once its lists
  * would outgrow them, and a large single list is split.
@@ -262,7 +305,8 @@ state_make_room(BloomAggState *s, HashList *l, MemoryContext cxt)
 	if (l->n <= l->max / 2)
 		return;
 	if (s->sized &&
-		(s->allocated + l->max) * sizeof(uint64) > s->nblocks * BLOOM_BLOCK_BYTES)
+		((s->allocated + l->max) * sizeof(uint64) > s->nblocks * BLOOM_BLOCK_BYTES ||
+		 sized_expects_many(s, l)))
 	{
 		bloom_agg_state_to_bits(s, cxt);
 		return;
@@ -348,7 +392,7 @@ bloom_agg_state_settle(BloomAggState *s, MemoryContext cxt)
 			n += s->lists[b].n;
 		if (n == 0)
 			continue;
-		buf = MemoryContextAllocHuge(cxt, n * sizeof(uint64));
+		buf = bloom_alloc_big(cxt, n * sizeof(uint64), 0);
 		bloom_spill_take(s->spill, p, buf);
 		for (int b = p * per; b < (p + 1) * per; b++)
 		{
@@ -359,7 +403,7 @@ bloom_agg_state_settle(BloomAggState *s, MemoryContext cxt)
 			l->n = l->unique = 0;
 		}
 		CHECK_FOR_INTERRUPTS();
-		scratch = MemoryContextAllocHuge(cxt, bloom_unique_scratch(n) * sizeof(uint64));
+		scratch = bloom_alloc_big(cxt, bloom_unique_scratch(n) * sizeof(uint64), 0);
 		n = bloom_unique(buf, n, scratch);
 		pfree(scratch);
 		bloom_spill_put_done(s->spill, p, buf, n);
@@ -492,7 +536,7 @@ bloom_agg_state_final(BloomAggState *s, MemoryContext cxt)
 	if (s->filter)
 	{
 		bloom_agg_state_flush(s);
-		v = palloc_extended(VARSIZE(s->filter), MCXT_ALLOC_HUGE);
+		v = bloom_alloc_big(CurrentMemoryContext, VARSIZE(s->filter), 0);
 		memcpy(v, s->filter, VARSIZE(s->filter));
 		return v;
 	}
