@@ -186,7 +186,8 @@ bloom_agg_state_to_bits(BloomAggState *s, MemoryContext cxt)
 	 */
 	if (s->nblocks * BLOOM_BLOCK_BYTES >= BUFFER_MIN_FILTER)
 	{
-		size_t		per = Min(s->nblocks * BLOOM_BLOCK_BYTES / sizeof(uint64) / NBUCKETS / 2,
+		size_t		bytes = s->nblocks * BLOOM_BLOCK_BYTES;
+		size_t		per = Min(bytes / sizeof(uint64) / NBUCKETS / 2,
 							  BUFFER_MAX_PER_LIST);
 
 		if (s->nlists == 1)
