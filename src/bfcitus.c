@@ -7,11 +7,12 @@
  * The coordinator's index holds none of the rows' keys (they are on the
  * shards), so its own answer would be "absent" for every key.  Instead the
  * key is sent as its text form, cast back to the same type on the workers
- * (so it hashes the same), and probed in the index of each shard that has
+ * (so it hashes the same: the text is made under fixed settings, since the
+ * worker parses it under its own), and probed in the index of each shard that has
  * the same key definition and predicate.  The table may hold the key if
  * some shard says so.  A shard that fails, or has no such index, raises an
- * error: it never counts as "absent".  Each call is one round trip to every
- * shard.
+ * error: it never counts as "absent".  Each call opens a new connection to
+ * every shard (run_command_on_shards does not reuse them): for a few keys.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -28,6 +29,7 @@
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
@@ -53,6 +55,33 @@ append_shard_literal(StringInfo buf, const char *s)
 }
 
 /*
+ * The key's text form, whatever this session's DateStyle, IntervalStyle or
+ * extra_float_digits: "SQL, DMY" dates read back as MDY, or floats printed
+ * short, would be other keys on the worker (a false "absent").  The settings
+ * are those of postgres_fdw's set_transmission_modes, undone at once (or by
+ * the abort, if the output function raises an error).
+ */
+static char *
+key_literal(Oid keytype, Datum key)
+{
+	Oid			outfunc;
+	bool		isvarlena;
+	int			nestlevel = NewGUCNestLevel();
+	char	   *s;
+
+	getTypeOutputInfo(keytype, &outfunc, &isvarlena);
+	(void) set_config_option("datestyle", "ISO", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	(void) set_config_option("intervalstyle", "postgres", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	(void) set_config_option("extra_float_digits", "3", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	s = OidOutputFunctionCall(outfunc, key);
+	AtEOXact_GUC(true, nestlevel);
+	return s;
+}
+
+/*
  * The command run on each shard: OR of bloom_index_contains over the
  * shard's bloomfilter indexes with the same first column (column name or
  * expression) and predicate as the coordinator's index; NULL when the shard
@@ -63,14 +92,11 @@ static char *
 shard_command(Relation index, Oid fnoid, Oid keytype, Datum key)
 {
 	StringInfoData buf;
-	Oid			outfunc;
-	bool		isvarlena;
 	char	   *pred;
 	Datum		coldef;
 	Datum		predtree;
 	bool		nopred;
 
-	getTypeOutputInfo(keytype, &outfunc, &isvarlena);
 	coldef = DirectFunctionCall3(pg_get_indexdef_ext,
 								 ObjectIdGetDatum(RelationGetRelid(index)),
 								 Int32GetDatum(1), BoolGetDatum(false));
@@ -84,7 +110,7 @@ shard_command(Relation index, Oid fnoid, Oid keytype, Datum key)
 	appendStringInfo(&buf, "SELECT pg_catalog.bool_or(%s.%s(i.indexrelid::regclass, ",
 					 quote_identifier(get_namespace_name(get_func_namespace(fnoid))),
 					 quote_identifier(get_func_name(fnoid)));
-	append_shard_literal(&buf, OidOutputFunctionCall(outfunc, key));
+	append_shard_literal(&buf, key_literal(keytype, key));
 	appendStringInfo(&buf, "::%s))", format_type_be_qualified(keytype));
 	appendStringInfoString(&buf,
 						   " FROM pg_catalog.pg_index i"

@@ -10,7 +10,9 @@
 # 3. runs the pg_regress suite, plus isolation specs if test/isolation/specs
 #    holds any, in a throwaway cluster: pg_virtualenv make installcheck,
 # 4. runs the TAP tests in test/t, if any, as an unprivileged user
-#    (as postgres in a private copy of the tree when invoked as root),
+#    (as postgres in a private copy of the tree when invoked as root), in
+#    the background beside steps 3 and 5-8 (they mostly wait for servers);
+#    their output is printed at the end,
 # 5. for PostgreSQL 16 and 18 (and any other ../shared/pg/pg-NN.tar.gz):
 #    builds with -Werror and runs the regression and isolation suites in a
 #    private server of that version (test/matrix.sh); skipped, with a
@@ -31,7 +33,7 @@
 set -uo pipefail
 
 usage() {
-	sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 strict=0
@@ -57,6 +59,7 @@ passed=0
 failed=0
 status=0
 tapdir=
+tap_pid=
 
 # (with the seconds since the start, to keep an eye on the run's length)
 heading() {
@@ -65,6 +68,8 @@ heading() {
 
 # Final line, printed on every exit path.
 finish() {
+	# an early exit: end the TAP tests still running in the background
+	[ -n "$tap_pid" ] && kill -- -"$tap_pid" 2>/dev/null
 	rm -rf "$LOGDIR"
 	echo
 	echo "run time: ${SECONDS} s"
@@ -115,6 +120,69 @@ count_prove() {
 }
 
 # ---------------------------------------------------------------------------
+# TAP tests (make tap).  They spend most of their time waiting for the
+# servers they start, stop, crash and replicate, so they run in the
+# background from here on, beside the steps below; their output is printed
+# and counted after those (report_tap).
+start_tap() {
+	local tap_args=("${make_args[@]}")
+	# the Makefile's PROVE_FLAGS assignment would hide the environment's
+	tap_args+=(PROVE_FLAGS="--timer${PROVE_FLAGS:+ $PROVE_FLAGS}")
+	if [ "$(id -u)" -eq 0 ]; then
+		# initdb refuses to run as root: run as postgres in a private copy.
+		tapdir=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-tap.XXXXXX")
+		tar -C "$ROOT" --exclude=./.git --exclude=./results --exclude=./tmp_check \
+			--exclude=./output_iso -cf - . | tar -C "$tapdir" -xf -
+		chown -R postgres: "$tapdir"
+		chmod 755 "$tapdir"
+	fi
+	# a process group of its own (set -m), so that an early exit can end it
+	set -m
+	(
+		t0=$SECONDS
+		if [ -n "$tapdir" ]; then
+			(cd "$tapdir" && runuser -u postgres -- env HOME="$tapdir" \
+				make "${tap_args[@]}" tap)
+		else
+			make "${tap_args[@]}" tap
+		fi >"$LOGDIR/tap.log" 2>&1 </dev/null
+		echo $? >"$LOGDIR/tap.rc"
+		echo "(the TAP tests took $((SECONDS - t0)) s)" >>"$LOGDIR/tap.log"
+	) &
+	tap_pid=$!
+	set +m
+}
+
+report_tap() {
+	[ -n "$tap_pid" ] || return 0
+	heading "TAP tests (make tap, run in the background since the install)"
+	wait "$tap_pid"
+	tap_pid=
+	cat "$LOGDIR/tap.log"
+	local rc p f
+	rc=$(cat "$LOGDIR/tap.rc" 2>/dev/null || echo 1)
+	read -r p f < <(count_prove "$LOGDIR/tap.log")
+	if [ "$p" -lt 0 ]; then
+		# prove never got to its summary
+		p=0
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$rc" -ne 0 ]; then
+		status=1
+		[ "$f" -eq 0 ] && failed=$((failed + 1))
+		if [ -n "$tapdir" ]; then
+			echo "TAP logs kept in $tapdir/tmp_check/log"
+		else
+			echo "TAP logs in $ROOT/tmp_check/log"
+		fi
+	elif [ -n "$tapdir" ]; then
+		rm -rf "$tapdir"
+	fi
+}
+
+# ---------------------------------------------------------------------------
 heading "Dependencies"
 bash test/deps.sh || abort "installing dependencies failed"
 pg_major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
@@ -143,6 +211,10 @@ fi
 
 heading "Install"
 as_root make "${make_args[@]}" install || abort "make install failed"
+if compgen -G "test/t/*.pl" >/dev/null; then
+	echo "TAP tests (test/t) started in the background; their results come last"
+	start_tap
+fi
 
 # ---------------------------------------------------------------------------
 heading "Regression tests (pg_virtualenv make installcheck, PostgreSQL $pg_major)"
@@ -164,47 +236,6 @@ if [ "$rc" -ne 0 ]; then
 	done
 	# make or the cluster failed without reporting a failed test
 	[ "$f" -eq 0 ] && failed=$((failed + 1))
-fi
-
-# ---------------------------------------------------------------------------
-if compgen -G "test/t/*.pl" >/dev/null; then
-	heading "TAP tests (make tap)"
-	tap_args=("${make_args[@]}")
-	# the Makefile's PROVE_FLAGS assignment would hide the environment's
-	[ -n "${PROVE_FLAGS:-}" ] && tap_args+=(PROVE_FLAGS="$PROVE_FLAGS")
-	if [ "$(id -u)" -eq 0 ]; then
-		# initdb refuses to run as root: run as postgres in a private copy.
-		tapdir=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-tap.XXXXXX")
-		tar -C "$ROOT" --exclude=./.git --exclude=./results --exclude=./tmp_check \
-			--exclude=./output_iso -cf - . | tar -C "$tapdir" -xf -
-		chown -R postgres: "$tapdir"
-		chmod 755 "$tapdir"
-		(cd "$tapdir" && runuser -u postgres -- env HOME="$tapdir" \
-			make "${tap_args[@]}" tap) 2>&1 | tee "$LOGDIR/tap.log"
-		rc=${PIPESTATUS[0]}
-	else
-		make "${tap_args[@]}" tap 2>&1 | tee "$LOGDIR/tap.log"
-		rc=${PIPESTATUS[0]}
-	fi
-	read -r p f < <(count_prove "$LOGDIR/tap.log")
-	if [ "$p" -lt 0 ]; then
-		# prove never got to its summary
-		p=0
-		f=1
-	fi
-	passed=$((passed + p))
-	failed=$((failed + f))
-	if [ "$rc" -ne 0 ]; then
-		status=1
-		[ "$f" -eq 0 ] && failed=$((failed + 1))
-		if [ -n "$tapdir" ]; then
-			echo "TAP logs kept in $tapdir/tmp_check/log"
-		else
-			echo "TAP logs in $ROOT/tmp_check/log"
-		fi
-	elif [ -n "$tapdir" ]; then
-		rm -rf "$tapdir"
-	fi
 fi
 
 # ---------------------------------------------------------------------------
@@ -279,5 +310,6 @@ if [ "$rc" -ne 0 ]; then
 fi
 
 # ---------------------------------------------------------------------------
+report_tap
 [ "$failed" -gt 0 ] && status=1
 exit "$status"

@@ -9,8 +9,8 @@
 # a module symbol of that name would collide.  Every exported symbol must be
 # an fmgr function named bf_*, its pg_finfo_bf_* record, the magic block or
 # _PG_init; and every C function the install script names must be exported.
-# Of the object files, only src/bfcitus.o may call SPI (see
-# docs/privileges.md).
+# Of the object files, only src/bfcitus.o may call SPI or set_config_option
+# (see docs/privileges.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 so=${1:-bloomfilter.so}
@@ -35,12 +35,14 @@ for sym in $(grep -ho "'MODULE_PATHNAME', '[a-z0-9_]*'" sql/bloomfilter--*.sql |
 	done
 done
 [ "$missing" -eq 0 ] || exit 1
-# SQL (SPI) is run in one place only: the Citus coordinator's index probe
+# SQL (SPI) is run, and settings changed, in one place only: the Citus
+# coordinator's index probe (run_command_on_shards, with the key's text made
+# under fixed DateStyle, IntervalStyle and extra_float_digits)
 spi=$(for o in src/*.o; do
-	nm --undefined-only "$o" | grep -q ' SPI_' && echo "$o"
+	nm --undefined-only "$o" | grep -qE ' (SPI_|set_config_option$|SetConfigOption$)' && echo "$o"
 done || true)
 if [ -n "$spi" ] && [ "$spi" != "src/bfcitus.o" ]; then
-	echo "symbols.sh: SPI is called outside src/bfcitus.o:"
+	echo "symbols.sh: SPI or set_config_option is called outside src/bfcitus.o:"
 	sed 's/^/  /' <<<"$spi"
 	exit 1
 fi

@@ -16,7 +16,8 @@
 #    explain.sql once per aggregation mode: "pushdown" (Citus 15 and later
 #    run aggregates with an internal state on the workers) and "gather"
 #    (citus.allow_aggregate_worker_combine_on_internal_types off: rows are
-#    gathered to the coordinator, as on Citus up to 14.0),
+#    gathered to the coordinator, as on Citus up to 14.0), then index.sql
+#    (the bloomfilter index on a distributed table) once,
 # 4. prints one line per check and "N passed, N failed"; exits non-zero if
 #    any check failed or a step broke.
 #
@@ -158,6 +159,8 @@ for mode in "${modes[@]}"; do
 			broken "test/citus/$f.sql failed in mode $mode"
 	done
 done
+psql_on "$port" -v mode=index -f test/citus/index.sql >/dev/null ||
+	broken "test/citus/index.sql failed"
 
 # 4. report
 while IFS='|' read -r ok mode checkname detail; do
