@@ -132,6 +132,9 @@ EXECUTE agg_rows(100, 0.01, 10);
 EXECUTE agg_rows(10, 0.01, 100);
 EXECUTE agg_rows(1000, 0.001, 1000);
 EXECUTE agg_rows(50, 0.1, 5);
+-- four times the capacity: the bits set from the lists many times over
+-- as they fill up (the sized state's buffer, bloom_agg_state.h)
+EXECUTE agg_rows(5000, 0.01, 20000);
 DEALLOCATE agg_rows;
 RESET plan_cache_mode;
 -- an expression without columns is as good as a constant

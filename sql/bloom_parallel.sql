@@ -155,7 +155,8 @@ FROM par_big b,
 SET work_mem = '1GB';
 SET max_parallel_workers_per_gather = 0;
 SELECT md5(bloom_agg(t)::bytea) AS text_md5,
-       md5(bloom_agg(i % 700000)::bytea) AS dups_md5
+       md5(bloom_agg(i % 700000)::bytea) AS dups_md5,
+       md5(bloom_agg(i % 100000)::bytea) AS small_md5
 FROM par_big \gset mem_
 SET work_mem = '64kB';
 -- it does spill: a limit on temporary files stops it
@@ -178,6 +179,10 @@ SET max_parallel_workers_per_gather = 2;
 SELECT pg_temp.partial_agg('SELECT bloom_agg(t) FROM par_big') AS spilled_parallel;
 SELECT md5(bloom_agg(t)::bytea) = :'mem_text_md5' AS spilled_parallel_text_same,
        md5(bloom_agg(i % 700000)::bytea) = :'mem_dups_md5' AS spilled_parallel_dups_same
+FROM par_big;
+-- each participant's state within the budget, together beyond it: the
+-- leader moves them into its temporary files (the same keys in each)
+SELECT md5(bloom_agg(i % 100000)::bytea) = :'mem_small_md5' AS spilled_parallel_small_same
 FROM par_big;
 SELECT count(*) FILTER (WHERE NOT bloom_contains(f, b.t)) AS spilled_false_negatives
 FROM par_big b, (SELECT bloom_agg(t) AS f FROM par_big) x;

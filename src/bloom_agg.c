@@ -68,7 +68,8 @@ bf_agg_trans(PG_FUNCTION_ARGS)
 		rate = PG_GETARG_FLOAT8(3);
 		if (s == NULL)
 			s = bloom_agg_state_new(bloom_agg_context(fcinfo, "bloom_agg_trans"),
-									kt->family, true, capacity, rate, 0);
+									kt->family, true, capacity, rate,
+									bloom_agg_expected_rows(fcinfo));
 		else
 			bloom_agg_state_check_size(s, capacity, rate);
 	}

@@ -3,7 +3,8 @@
  * bloom_agg_combine.c
  *	  Combining two states of bloom_agg, as a parallel or partial
  *	  aggregate does: bits OR bits, hash lists appended list by list, and
- *	  the hashes of a state that spilled read back from its files.
+ *	  beyond the memory budget, both states' hashes copied into the
+ *	  temporary files of the first.
  *
  * A state that bloom_agg_state_deserialize just made is owned by the
  * aggregate's memory: combining takes it over, or frees it once merged,
@@ -37,12 +38,9 @@ state_copy(const BloomAggState *src, MemoryContext cxt)
 	s->nscratch = 0;
 	if (src->filter)
 	{
-		s->filter = MemoryContextAllocHuge(cxt, VARSIZE(src->filter));
+		s->filter = bloom_alloc_big(cxt, VARSIZE(src->filter), 0);
 		memcpy(s->filter, src->filter, VARSIZE(src->filter));
 		bloom_open(s->filter, &s->f);
-		s->pending = MemoryContextAlloc(cxt, PENDING_MAX * sizeof(uint64));
-		memcpy(s->pending, src->pending, src->npending * sizeof(uint64));
-		return s;
 	}
 	s->lists = MemoryContextAlloc(cxt, src->nlists * sizeof(HashList));
 	s->allocated = 0;
@@ -84,7 +82,7 @@ state_append_lists(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
 	if (a->sized && a->allocated * sizeof(uint64) > a->nblocks * BLOOM_BLOCK_BYTES)
 		bloom_agg_state_to_bits(a, cxt);
 	else if (!a->sized && a->allocated * sizeof(uint64) > a->budget)
-		bloom_agg_state_spill(a, cxt);
+		bloom_agg_state_spill(a, cxt, true);
 }
 
 /* Free a state made by bloom_agg_state_deserialize. */
@@ -92,10 +90,7 @@ static void
 state_free(BloomAggState *s)
 {
 	if (s->filter)
-	{
 		pfree(s->filter);
-		pfree(s->pending);
-	}
 	if (s->lists)
 		bloom_agg_free_lists(s);
 	if (s->scratch)
@@ -105,18 +100,40 @@ state_free(BloomAggState *s)
 	pfree(s);
 }
 
-/* Add every hash of b, which spilled, to a; b's lists are left empty. */
+/*
+ * Move every hash of b (split into NBUCKETS lists, or spilled) into the
+ * temporary files of a, unsized, partition by partition: the leader of a
+ * parallel plan gets every worker's hashes this way, so they are copied
+ * as they are, not added one by one (each spill of a dropped the
+ * duplicates of all its lists again).  Duplicates between the states go
+ * when a settles.  b is left empty.
+ */
 static void
-combine_spilled(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
+combine_into_spill(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
 {
-	SpilledReader r;
-	size_t		got;
+	const int	per = NBUCKETS / BLOOM_SPILL_PARTS;
 
-	bloom_agg_state_settle(b, cxt);
-	bloom_agg_spilled_begin(b, &r);
-	while ((got = bloom_agg_spilled_next(&r)) > 0)
-		for (size_t j = 0; j < got; j++)
-			bloom_agg_state_add(a, cxt, r.buf[j]);
+	bloom_agg_state_spill(a, cxt, false);
+	if (b->spill)
+		for (int p = 0; p < BLOOM_SPILL_PARTS; p++)
+		{
+			size_t		n = bloom_spill_count(b->spill, p);
+			uint64	   *buf;
+
+			if (n == 0)
+				continue;
+			CHECK_FOR_INTERRUPTS();
+			buf = bloom_alloc_big(cxt, n * sizeof(uint64), 0);
+			bloom_spill_take(b->spill, p, buf);
+			bloom_spill_write(a->spill, p, buf, n);
+			pfree(buf);
+		}
+	for (int i = 0; i < b->nlists; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		bloom_spill_write(a->spill, i / per, b->lists[i].h, b->lists[i].n);
+		b->lists[i].n = b->lists[i].unique = 0;
+	}
 }
 
 /*
@@ -157,10 +174,12 @@ bloom_agg_state_combine(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
 	}
 	else
 	{
-		/* b's spilled hashes first: that leaves its lists empty */
-		if (b->spill)
-			combine_spilled(a, b, cxt);
-		if (a->filter == NULL && b->nlists == NBUCKETS && a->spill == NULL)
+		/* unsized states beyond the memory budget meet in a's files */
+		if (!a->sized && (a->spill || b->spill ||
+						  (a->allocated + b->allocated) * sizeof(uint64) > a->budget) &&
+			(b->spill || b->nlists == NBUCKETS))
+			combine_into_spill(a, b, cxt);
+		else if (a->filter == NULL && b->nlists == NBUCKETS && a->spill == NULL)
 			state_append_lists(a, b, cxt);
 		else
 			for (int i = 0; i < b->nlists; i++)

@@ -24,14 +24,17 @@
 #include "bloom_agg_state.h"
 
 #define PRESIZE_HASHES	(16.0 * 1024 * 1024) /* see bloom_agg_state_split */
-#define PREFETCH_AHEAD	16		/* keys ahead whose blocks are prefetched,
-								 * see PENDING_MAX */
+#define PREFETCH_AHEAD	16		/* keys ahead whose blocks are prefetched */
 #define READ_CHUNK		8192	/* hashes read from a temporary file at a time */
+#define HINT_MIN_ROWS	1024	/* rows seen before the planner's estimate is
+								 * trusted, see sized_expects_many */
+#define BUFFER_MIN_FILTER	(256 * 1024)	/* see bloom_agg_state_to_bits */
+#define BUFFER_MAX_PER_LIST 8192
 
 void
 bloom_agg_list_init(HashList *l, size_t max, MemoryContext cxt)
 {
-	l->h = MemoryContextAllocHuge(cxt, max * sizeof(uint64));
+	l->h = bloom_alloc_big(cxt, max * sizeof(uint64), 0);
 	l->n = 0;
 	l->max = max;
 	l->unique = 0;
@@ -94,7 +97,7 @@ list_unique(BloomAggState *s, HashList *l, MemoryContext cxt)
 
 	if (s->nlists == 1)
 	{
-		scratch = MemoryContextAllocHuge(cxt, need * sizeof(uint64));
+		scratch = bloom_alloc_big(cxt, need * sizeof(uint64), 0);
 		l->n = l->unique = bloom_unique(l->h, l->n, scratch);
 		pfree(scratch);
 		return;
@@ -104,7 +107,7 @@ list_unique(BloomAggState *s, HashList *l, MemoryContext cxt)
 		if (s->scratch)
 			pfree(s->scratch);
 		s->nscratch = Max(need, 2 * s->nscratch);
-		s->scratch = MemoryContextAllocHuge(cxt, s->nscratch * sizeof(uint64));
+		s->scratch = bloom_alloc_big(cxt, s->nscratch * sizeof(uint64), 0);
 	}
 	l->n = l->unique = bloom_unique(l->h, l->n, s->scratch);
 }
@@ -127,14 +130,25 @@ bloom_agg_state_unique(BloomAggState *s, MemoryContext cxt)
 	return total;
 }
 
+/*
+ * Set the bits of every hash in the lists, list by list: each list's fall in
+ * a run of blocks of their own (see PREFETCH_AHEAD for within the run).
+ */
 static void
 set_all_hashes(BloomAggState *s, uint8 *bits, uint64 nblocks, int k)
 {
 	for (int i = 0; i < s->nlists; i++)
 	{
+		const uint64 *h = s->lists[i].h;
+		size_t		n = s->lists[i].n;
+
 		CHECK_FOR_INTERRUPTS();
-		for (size_t j = 0; j < s->lists[i].n; j++)
-			bloom_set_hash(bits, nblocks, k, s->lists[i].h[j]);
+		for (size_t j = 0; j < n; j++)
+		{
+			if (j + PREFETCH_AHEAD < n)
+				bloom_prefetch(bits, nblocks, h[j + PREFETCH_AHEAD]);
+			bloom_set_hash(bits, nblocks, k, h[j]);
+		}
 	}
 }
 
@@ -149,7 +163,10 @@ bloom_agg_free_lists(BloomAggState *s)
 	s->allocated = 0;
 }
 
-/* Sized state: replace the hash lists by the filter's bits. */
+/*
+ * Sized state: set the hashes of its lists in the filter's bits, made now;
+ * the lists, emptied, hold the hashes to come until they are full.
+ */
 void
 bloom_agg_state_to_bits(BloomAggState *s, MemoryContext cxt)
 {
@@ -158,11 +175,30 @@ bloom_agg_state_to_bits(BloomAggState *s, MemoryContext cxt)
 	s->filter = bloom_new((uint64) s->capacity, s->rate, s->nblocks, s->k,
 						  s->family);
 	bloom_open(s->filter, &s->f);
-	s->pending = palloc(PENDING_MAX * sizeof(uint64));
-	s->npending = 0;
-	set_all_hashes(s, s->f.bits, s->nblocks, s->k);
-	bloom_agg_free_lists(s);
 	MemoryContextSwitchTo(old);
+	bloom_agg_state_flush(s);
+
+	/*
+	 * A filter beyond the cache gets NBUCKETS lists with room enough for a
+	 * sweep to set many hashes per run of blocks.  A small one is set from
+	 * its lists as they are: it stays in the cache, and a state of a GROUP
+	 * BY with many groups stays small.
+	 */
+	if (s->nblocks * BLOOM_BLOCK_BYTES >= BUFFER_MIN_FILTER)
+	{
+		size_t		bytes = s->nblocks * BLOOM_BLOCK_BYTES;
+		size_t		per = Min(bytes / sizeof(uint64) / NBUCKETS / 2,
+							  BUFFER_MAX_PER_LIST);
+
+		if (s->nlists == 1)
+			bloom_agg_state_split(s, cxt);
+		s->allocated = 0;
+		for (int i = 0; i < NBUCKETS; i++)
+		{
+			bloom_agg_list_grow(&s->lists[i], per);
+			s->allocated += s->lists[i].max;
+		}
+	}
 }
 
 /*
@@ -217,10 +253,11 @@ bloom_agg_state_split(BloomAggState *s, MemoryContext cxt)
 
 /*
  * Unsized state over its memory budget: write every list, without its
- * duplicates, to the temporary files, and empty it (keeping its memory).
+ * duplicates if unique_first, to the temporary files, and empty it (keeping
+ * its memory).  Duplicates left in the files go when the state settles.
  */
 void
-bloom_agg_state_spill(BloomAggState *s, MemoryContext cxt)
+bloom_agg_state_spill(BloomAggState *s, MemoryContext cxt, bool unique_first)
 {
 	if (s->nlists == 1)
 		bloom_agg_state_split(s, cxt);
@@ -231,12 +268,30 @@ bloom_agg_state_spill(BloomAggState *s, MemoryContext cxt)
 		HashList   *l = &s->lists[i];
 
 		CHECK_FOR_INTERRUPTS();
-		if (l->unique != l->n)
+		if (unique_first && l->unique != l->n)
 			list_unique(s, l, cxt);
 		bloom_spill_write(s->spill, i / (NBUCKETS / BLOOM_SPILL_PARTS),
 						  l->h, l->n);
 		l->n = l->unique = 0;
 	}
+}
+
+/*
+ * Will a sized state's lists outgrow its bits, by the rows the planner
+ * expects and the share of distinct keys among the rows so far?  Then it
+ * turns into bits now: filling the lists up to the filter's size first
+ * (dropping duplicates, growing them by doubling) took as long as the bits
+ * of all the keys that came after, and in a parallel plan every participant
+ * did it (the 10M-row build, 2 workers: each did the lists phase for about
+ * half of its rows).  Only a guess: the bits are the same either way.
+ */
+static bool
+sized_expects_many(const BloomAggState *s, const HashList *l)
+{
+	if (s->rows_hint <= 0 || s->nlists != 1 || s->nrows < HINT_MIN_ROWS)
+		return false;
+	return s->rows_hint * ((double) l->n / s->nrows) * sizeof(uint64) >
+		(double) s->nblocks * BLOOM_BLOCK_BYTES;
 }
 
 /*
@@ -251,7 +306,8 @@ state_make_room(BloomAggState *s, HashList *l, MemoryContext cxt)
 	if (l->n <= l->max / 2)
 		return;
 	if (s->sized &&
-		(s->allocated + l->max) * sizeof(uint64) > s->nblocks * BLOOM_BLOCK_BYTES)
+		((s->allocated + l->max) * sizeof(uint64) > s->nblocks * BLOOM_BLOCK_BYTES ||
+		 sized_expects_many(s, l)))
 	{
 		bloom_agg_state_to_bits(s, cxt);
 		return;
@@ -264,7 +320,7 @@ state_make_room(BloomAggState *s, HashList *l, MemoryContext cxt)
 	}
 	if (!s->sized && (s->allocated + l->max) * sizeof(uint64) > s->budget)
 	{
-		bloom_agg_state_spill(s, cxt);
+		bloom_agg_state_spill(s, cxt, true);
 		return;
 	}
 	s->allocated += l->max;
@@ -275,13 +331,9 @@ state_make_room(BloomAggState *s, HashList *l, MemoryContext cxt)
 void
 bloom_agg_state_flush(BloomAggState *s)
 {
-	for (int i = 0; i < s->npending; i++)
-	{
-		if (i + PREFETCH_AHEAD < s->npending)
-			bloom_prefetch(s->f.bits, s->nblocks, s->pending[i + PREFETCH_AHEAD]);
-		bloom_set_hash(s->f.bits, s->nblocks, s->k, s->pending[i]);
-	}
-	s->npending = 0;
+	set_all_hashes(s, s->f.bits, s->nblocks, s->k);
+	for (int i = 0; i < s->nlists; i++)
+		s->lists[i].n = s->lists[i].unique = 0;
 }
 
 /* Add a hash if that takes no memory; false if it was not added. */
@@ -290,8 +342,6 @@ state_add_fast(BloomAggState *s, uint64 h)
 {
 	HashList   *l;
 
-	if (s->filter)
-		return false;
 	l = &s->lists[s->nlists == 1 ? 0 : h >> 56];
 	if (unlikely(l->n == l->max))
 		return false;
@@ -306,9 +356,9 @@ state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 		return;
 	if (s->filter)
 	{
-		s->pending[s->npending++] = h;
-		if (s->npending == PENDING_MAX)
-			bloom_agg_state_flush(s);
+		/* a list is full: set them all, which empties them */
+		bloom_agg_state_flush(s);
+		state_add_fast(s, h);
 		return;
 	}
 
@@ -343,7 +393,7 @@ bloom_agg_state_settle(BloomAggState *s, MemoryContext cxt)
 			n += s->lists[b].n;
 		if (n == 0)
 			continue;
-		buf = MemoryContextAllocHuge(cxt, n * sizeof(uint64));
+		buf = bloom_alloc_big(cxt, n * sizeof(uint64), 0);
 		bloom_spill_take(s->spill, p, buf);
 		for (int b = p * per; b < (p + 1) * per; b++)
 		{
@@ -354,7 +404,7 @@ bloom_agg_state_settle(BloomAggState *s, MemoryContext cxt)
 			l->n = l->unique = 0;
 		}
 		CHECK_FOR_INTERRUPTS();
-		scratch = MemoryContextAllocHuge(cxt, bloom_unique_scratch(n) * sizeof(uint64));
+		scratch = bloom_alloc_big(cxt, bloom_unique_scratch(n) * sizeof(uint64), 0);
 		n = bloom_unique(buf, n, scratch);
 		pfree(scratch);
 		bloom_spill_put_done(s->spill, p, buf, n);
@@ -487,7 +537,7 @@ bloom_agg_state_final(BloomAggState *s, MemoryContext cxt)
 	if (s->filter)
 	{
 		bloom_agg_state_flush(s);
-		v = palloc_extended(VARSIZE(s->filter), MCXT_ALLOC_HUGE);
+		v = bloom_alloc_big(CurrentMemoryContext, VARSIZE(s->filter), 0);
 		memcpy(v, s->filter, VARSIZE(s->filter));
 		return v;
 	}

@@ -27,12 +27,16 @@
 #define MIN_BUDGET		(1024 * 1024)	/* bytes of hash lists, at least */
 
 /*
- * Once a sized state is bits, each key is a write at a random place in the
- * filter: a cache (and TLB) miss per key for a large filter.  Keys are held
- * back in small batches and set with the blocks of the keys a few places
- * ahead prefetched, so that several misses are in flight at once.
+ * Once a sized state is bits, each key set at once would be a write at a
+ * random place in the filter: a cache and TLB miss per key for a large
+ * filter, about 100 ns (and with 2 parallel workers on 2 cores, each with a
+ * filter of its own, more: the parallel build was slower than the serial
+ * one).  The hash lists stay as a buffer instead: a hash is appended to the
+ * list of its top byte, and when a list is full, every list is set in turn.
+ * A list's hashes all fall in 1/NBUCKETS of the filter (the block is taken
+ * from the hash's top bits), so the filter is swept once, a small run at a
+ * time, within the cache.
  */
-#define PENDING_MAX		256
 
 typedef struct HashList
 {
@@ -58,10 +62,9 @@ struct BloomAggState
 	size_t		nscratch;
 	double		rows_hint;		/* rows the planner expects, or 0 */
 	int64		nrows;			/* keys added, for bloom_agg_state_split */
-	bytea	   *filter;			/* sized, once turned into bits */
+	bytea	   *filter;			/* sized, once turned into bits; then the
+								 * lists hold the hashes not yet set */
 	BloomFilter f;				/* header of filter; f.bits into it */
-	uint64	   *pending;		/* with filter: hashes not yet set */
-	int			npending;
 	/* unsized: hash lists beyond the budget go to temporary files */
 	size_t		budget;			/* bytes of hash lists in memory */
 	BloomSpill *spill;			/* NULL until the first spill */
@@ -85,7 +88,8 @@ extern void bloom_agg_free_lists(BloomAggState *s);
 extern size_t bloom_agg_state_unique(BloomAggState *s, MemoryContext cxt);
 extern void bloom_agg_state_to_bits(BloomAggState *s, MemoryContext cxt);
 extern void bloom_agg_state_split(BloomAggState *s, MemoryContext cxt);
-extern void bloom_agg_state_spill(BloomAggState *s, MemoryContext cxt);
+extern void bloom_agg_state_spill(BloomAggState *s, MemoryContext cxt,
+								  bool unique_first);
 extern void bloom_agg_state_flush(BloomAggState *s);
 extern size_t bloom_agg_state_settle(BloomAggState *s, MemoryContext cxt);
 extern void bloom_agg_spilled_begin(BloomAggState *s, SpilledReader *r);

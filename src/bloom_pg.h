@@ -115,6 +115,7 @@ extern void bloom_check_family(const BloomFilter *f, const BloomKeyType *kt);
 extern const char *bloom_family_display(const char *family);
 
 /* bloom_value.c */
+extern void *bloom_alloc_big(MemoryContext cxt, Size size, int flags);
 extern bytea *bloom_new(uint64 capacity, double rate, uint64 nblocks, int k,
 						const char *family);
 extern void bloom_open(bytea *v, BloomFilter *f);

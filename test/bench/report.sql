@@ -61,6 +61,7 @@ SELECT format('| %s%s%s | %s | %s | %s | %s | %s |',
     target,
     CASE WHEN ours IS NULL OR base IS NULL OR base = 0 THEN '?'
          WHEN same_result AND ours_result IS DISTINCT FROM base_result THEN '**no** (results differ)'
+         WHEN max_ratio IS NULL THEN '(reference)'
          WHEN ours / base <= max_ratio THEN 'yes'
          ELSE '**no**' END)
 FROM summary ORDER BY ord;

@@ -132,6 +132,45 @@ CALL bench.measure(
     ours_check => $q$SELECT bloom_agg(key)::bytea::text FROM bench_probe_int$q$,
     base_check => $q$SELECT bloom_agg(key)::bytea::text FROM bench_probe_int$q$);
 
+-- the sized form, whose partial states are bits ORed together
+CALL bench.measure(
+    format('build, parallel: bloom_agg(text key, %s, 0.01) (sized), %s rows, 2 workers (baseline: the same, serial)', :probe_rows, bench.n(:probe_rows)),
+    '≥ 1.5 × faster (ratio ≤ 0.667)', 1 / 1.5,
+    format($q$SELECT octet_length(bloom_agg(key, %s, 0.01)::bytea) FROM bench_probe_text$q$, :probe_rows),
+    format($q$SELECT octet_length(bloom_agg(key, %s, 0.01)::bytea) FROM bench_probe_text$q$, :probe_rows),
+    ours_settings => :parallel2, base_settings => :serial,
+    runs => :runs, speedup => true, same_result => true,
+    ours_check => format($q$SELECT bloom_agg(key, %s, 0.01)::bytea::text FROM bench_probe_text$q$, :probe_rows),
+    base_check => format($q$SELECT bloom_agg(key, %s, 0.01)::bytea::text FROM bench_probe_text$q$, :probe_rows));
+
+CALL bench.measure(
+    format('build, parallel: bloom_agg(bigint key, %s, 0.01) (sized), %s rows, 2 workers (baseline: the same, serial)', :probe_rows, bench.n(:probe_rows)),
+    '≥ 1.5 × faster (ratio ≤ 0.667)', 1 / 1.5,
+    format($q$SELECT octet_length(bloom_agg(key, %s, 0.01)::bytea) FROM bench_probe_int$q$, :probe_rows),
+    format($q$SELECT octet_length(bloom_agg(key, %s, 0.01)::bytea) FROM bench_probe_int$q$, :probe_rows),
+    ours_settings => :parallel2, base_settings => :serial,
+    runs => :runs, speedup => true, same_result => true,
+    ours_check => format($q$SELECT bloom_agg(key, %s, 0.01)::bytea::text FROM bench_probe_int$q$, :probe_rows),
+    base_check => format($q$SELECT bloom_agg(key, %s, 0.01)::bytea::text FROM bench_probe_int$q$, :probe_rows));
+
+-- what a parallel aggregate gets out of this machine: the same plain
+-- aggregate over the same rows, serial and with 2 workers
+CALL bench.measure(
+    format('build, parallel: sum(hashtext(key)), %s rows, 2 workers (baseline: the same, serial) [the machine]', bench.n(:probe_rows)),
+    'none: what the machine gives', NULL,
+    $q$SELECT sum(hashtext(key)) FROM bench_probe_text$q$,
+    $q$SELECT sum(hashtext(key)) FROM bench_probe_text$q$,
+    ours_settings => :parallel2, base_settings => :serial,
+    runs => :runs, speedup => true);
+
+CALL bench.measure(
+    format('build, parallel: sum(hashint8(key)), %s rows, 2 workers (baseline: the same, serial) [the machine]', bench.n(:probe_rows)),
+    'none: what the machine gives', NULL,
+    $q$SELECT sum(hashint8(key)) FROM bench_probe_int$q$,
+    $q$SELECT sum(hashint8(key)) FROM bench_probe_int$q$,
+    ours_settings => :parallel2, base_settings => :serial,
+    runs => :runs, speedup => true);
+
 -- ---------------------------------------------------------------------------
 -- anti-join pre-check: which incoming keys are new?
 -- ---------------------------------------------------------------------------
@@ -308,17 +347,3 @@ SELECT bench.diag_time('anti-join: the same exact checks, the maybe keys sorted 
                        :runs, :serial);
 DROP TABLE bench_aj_maybe;
 
--- build: where the time goes.  The sized form turns each worker's hashes
--- into bits and combines by OR; the unsized form (timed above) merges hash
--- lists and sets every bit in the leader.  sum(hashint8) in parallel is the
--- most a parallel aggregate gets out of this machine.
-SELECT bench.diag_time(format('build: bloom_agg(bigint key, %s, 0.01) (sized), serial', :probe_rows),
-                       format('SELECT octet_length(bloom_agg(key, %s, 0.01)::bytea) FROM bench_probe_int', :probe_rows),
-                       :runs, :serial);
-SELECT bench.diag_time(format('build: bloom_agg(bigint key, %s, 0.01) (sized), 2 workers', :probe_rows),
-                       format('SELECT octet_length(bloom_agg(key, %s, 0.01)::bytea) FROM bench_probe_int', :probe_rows),
-                       :runs, :parallel2);
-SELECT bench.diag_time('build baseline: sum(hashint8(key)), serial',
-                       'SELECT sum(hashint8(key)) FROM bench_probe_int', :runs, :serial);
-SELECT bench.diag_time('build baseline: sum(hashint8(key)), 2 workers',
-                       'SELECT sum(hashint8(key)) FROM bench_probe_int', :runs, :parallel2);
