@@ -11,6 +11,8 @@
 #    metapage naming them yet), then a restart.  After it: every live row's
 #    key is found (bloom_index_verify = 0), every insert committed before the
 #    kill is there, and the index still grows (past pages a growth cut off).
+#    Then REINDEX CONCURRENTLY of both indexes while three sessions insert:
+#    verify 0 again.
 # 2. The standby, caught up, answers every probe as the primary does (the
 #    same answers for 200,000 keys, present and absent), and verifies 0.
 # 3. pg_dump and pg_restore rebuild the index: verify 0, every key found.
@@ -135,6 +137,44 @@ cmp_ok(
 	'>', $layers_before, 'the index grows after recovery');
 is($primary->safe_psql('postgres', q{SELECT bloom_index_verify('keys_bf')}),
 	'0', 'after more growth: every live row is found');
+
+#
+# 1b. REINDEX CONCURRENTLY while three sessions keep inserting: the rebuilt
+#     index (a new one, swapped in) holds every key, those inserted while it
+#     was built and validated included
+#
+my $oid_before = $primary->safe_psql('postgres',
+	q{SELECT 'keys_bf'::regclass::oid || ' ' || 'regions_bf'::regclass::oid});
+my @writers = map { start_session("r$_", "CALL writer($_, 1000000)") } 5 .. 7;
+ok( $primary->poll_query_until(
+		'postgres', q{SELECT count(*) = 3 FROM done WHERE who >= 5 AND n >= 100}),
+	'three writers under way');
+$primary->safe_psql('postgres', 'REINDEX INDEX CONCURRENTLY keys_bf');
+$primary->safe_psql('postgres', 'REINDEX INDEX CONCURRENTLY regions_bf');
+my $after_reindex = $primary->safe_psql('postgres',
+	q{SELECT sum(n) FROM done WHERE who >= 5});
+ok( $primary->poll_query_until(
+		'postgres', qq{SELECT sum(n) > $after_reindex + 300 FROM done WHERE who >= 5}),
+	'the writers go on after the REINDEX');
+$primary->safe_psql('postgres',
+	q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name IN ('r5', 'r6', 'r7')});
+for my $s (@writers)
+{
+	eval { $s->{h}->finish; };
+	$s->{h}->kill_kill if $s->{h}->pumpable;
+}
+isnt($primary->safe_psql('postgres',
+		q{SELECT 'keys_bf'::regclass::oid || ' ' || 'regions_bf'::regclass::oid}),
+	$oid_before, 'REINDEX CONCURRENTLY swapped in new indexes');
+is( $primary->safe_psql(
+		'postgres', q{
+SELECT bloom_index_verify('keys_bf') + bloom_index_verify('regions_bf')}),
+	'0', 'after REINDEX CONCURRENTLY under inserts: every live row is found');
+is( $primary->safe_psql(
+		'postgres', q{
+SELECT count(*) FROM keys k JOIN done d ON d.who = k.who
+WHERE d.who >= 5 AND NOT bloom_index_contains('keys_bf', k.k)}),
+	'0', 'every key the writers committed is found');
 
 #
 # 2. The standby answers as the primary
