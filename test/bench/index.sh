@@ -4,7 +4,8 @@
 # column and against no index, in one run, as ratios side by side.
 #
 #   bash test/bench/index.sh [--rows N] [--prefill N] [--clients N] [--secs N]
-#                            [--rounds N] [--out FILE]
+#                            [--rounds N] [--probe-keys N] [--probe-rows N]
+#                            [--single-capacity N] [--only WORKLOAD] [--out FILE]
 #
 # Runs against the server that the libpq environment names (PGHOST, PGPORT,
 # PGDATABASE, PGUSER), which must have the extension installed and let the
@@ -31,6 +32,24 @@
 #      capacity and WITH (capacity = rows)), maintenance_work_mem 256MB.
 #   4. Size: the bloomfilter index (capacity = rows, 1%) against the btree,
 #      and against bloom_size(rows, 0.01), a stored bloom value of the keys.
+#   5. Probes, against a table of --probe-keys random bigint keys (10M):
+#      a. bulk probe of --probe-rows rows (2M; half of them keys of the
+#         table, half not), serial (max_parallel_workers_per_gather = 0):
+#           SELECT count(*) FROM probe p WHERE bloom_index_contains(idx, p.k)
+#         on a bloomfilter index WITH (capacity = probe-keys) against
+#           SELECT count(*) FROM probe p, filt WHERE bloom_contains(filt.f, p.k)
+#         with filt holding bloom_agg(k, probe-keys, 0.01) of the same keys;
+#         the Execution Time of EXPLAIN (ANALYZE, TIMING OFF).
+#      b. single-key probe, pgbench -M prepared, 1 client, --secs seconds,
+#         SELECT bloom_index_contains(idx, :k) with a random k: the large
+#         index (the table's keys, WITH (capacity = --single-capacity),
+#         default --probe-keys: a larger capacity gives the size, and the
+#         pages per probe, of an index of that many keys) against an index
+#         of 1,000 keys.  Mean latency; pgbench and its backend are pinned to
+#         one CPU (taskset on the postmaster, as test/bench/run.sh does), as
+#         the round trip between them otherwise swings with the scheduler.
+#
+# --only insert|copy|probe runs one workload (copy: 2, 3 and 4).
 #
 # Timings are reported, never asserted.  Needs: psql, pgbench.
 
@@ -41,6 +60,10 @@ prefill=1000000
 clients=8
 secs=20
 rounds=3
+probe_keys=10000000
+probe_rows=2000000
+single_cap=
+only=
 out=
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -49,11 +72,21 @@ while [ $# -gt 0 ]; do
 		--clients) clients=$2; shift 2 ;;
 		--secs) secs=$2; shift 2 ;;
 		--rounds) rounds=$2; shift 2 ;;
+		--probe-keys) probe_keys=$2; shift 2 ;;
+		--probe-rows) probe_rows=$2; shift 2 ;;
+		--single-capacity) single_cap=$2; shift 2 ;;
+		--only) only=$2; shift 2 ;;
 		--out) out=$2; shift 2 ;;
-		-h | --help) sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-h | --help) sed -n '3,55p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) echo "index.sh: unknown argument: $1" >&2; exit 2 ;;
 	esac
 done
+case "$only" in
+	'' | insert | copy | probe) ;;
+	*) echo "index.sh: --only takes insert, copy or probe" >&2; exit 2 ;;
+esac
+: "${single_cap:=$probe_keys}"
+run() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 [ -n "${PGBIN:-}" ] && export PATH="$PGBIN:$PATH"
 T0=$(date +%s)
 log() { printf '[index bench %4ds] %s\n' $(($(date +%s) - T0)) "$*" >&2; }
@@ -66,7 +99,8 @@ q -c "CREATE EXTENSION IF NOT EXISTS bloomfilter"
 q <<'SQL'
 CREATE OR REPLACE FUNCTION pg_temp.noop() RETURNS void LANGUAGE sql AS 'SELECT';
 DROP TABLE IF EXISTS bench_ins_none, bench_ins_btree, bench_ins_bf,
-	bench_copy_none, bench_copy_btree, bench_copy_bf, bench_copy_bfcap, bench_build;
+	bench_copy_none, bench_copy_btree, bench_copy_bf, bench_copy_bfcap, bench_build,
+	bench_probe_keys, bench_probe_small, bench_probe_rows, bench_probe_filt;
 DROP FUNCTION IF EXISTS bench_ms(text);
 CREATE FUNCTION bench_ms(stmt text) RETURNS float8 LANGUAGE plpgsql AS $$
 DECLARE
@@ -84,116 +118,243 @@ declare -A res
 # ---------------------------------------------------------------------------
 # 1. single-row INSERTs
 # ---------------------------------------------------------------------------
-log "1. INSERT: $clients clients, $secs s per run, $rounds rounds, tables of $prefill rows"
-cap=$((prefill * 2 + 40000 * secs * rounds))
-q <<SQL
-CREATE TABLE bench_ins_none (k bigint);
-INSERT INTO bench_ins_none SELECT hashint8(g) FROM generate_series(1, $prefill) g;
-CREATE TABLE bench_ins_btree AS SELECT * FROM bench_ins_none;
-CREATE TABLE bench_ins_bf AS SELECT * FROM bench_ins_none;
-CREATE INDEX ON bench_ins_btree (k);
-CREATE INDEX bench_ins_bf_k ON bench_ins_bf USING bloomfilter (k) WITH (capacity = $cap);
-VACUUM ANALYZE bench_ins_none, bench_ins_btree, bench_ins_bf;
-SQL
-variants=(none btree bf)
-for r in $(seq 1 "$rounds"); do
-	for i in 0 1 2; do
-		v=${variants[$(((i + r) % 3))]}
-		printf '\\set k random(1, 9000000000000000000)\nINSERT INTO bench_ins_%s VALUES (:k);\n' "$v" >"$tmp/ins.sql"
-		q -c CHECKPOINT
-		lsn0=$(q -c 'SELECT pg_current_wal_lsn()')
-		out1=$(PGOPTIONS='-c synchronous_commit=off' pgbench -n -M prepared -c "$clients" -j "$clients" \
-			-T "$secs" -f "$tmp/ins.sql" 2>&1)
-		lsn1=$(q -c 'SELECT pg_current_wal_lsn()')
-		tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<<"$out1" | head -1)
-		n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' <<<"$out1")
-		wal=$(q -c "SELECT round(pg_wal_lsn_diff('$lsn1', '$lsn0') / $n)")
-		log "   round $r $v: $tps inserts/s, $wal WAL bytes/insert"
-		echo "$tps" >>"$tmp/tps_$v"
-		echo "$wal" >>"$tmp/wal_$v"
+if run insert; then
+	log "1. INSERT: $clients clients, $secs s per run, $rounds rounds, tables of $prefill rows"
+	cap=$((prefill * 2 + 40000 * secs * rounds))
+	q <<-SQL
+	CREATE TABLE bench_ins_none (k bigint);
+	INSERT INTO bench_ins_none SELECT hashint8(g) FROM generate_series(1, $prefill) g;
+	CREATE TABLE bench_ins_btree AS SELECT * FROM bench_ins_none;
+	CREATE TABLE bench_ins_bf AS SELECT * FROM bench_ins_none;
+	CREATE INDEX ON bench_ins_btree (k);
+	CREATE INDEX bench_ins_bf_k ON bench_ins_bf USING bloomfilter (k) WITH (capacity = $cap);
+	VACUUM ANALYZE bench_ins_none, bench_ins_btree, bench_ins_bf;
+	SQL
+	variants=(none btree bf)
+	for r in $(seq 1 "$rounds"); do
+		for i in 0 1 2; do
+			v=${variants[$(((i + r) % 3))]}
+			printf '\\set k random(1, 9000000000000000000)\nINSERT INTO bench_ins_%s VALUES (:k);\n' "$v" >"$tmp/ins.sql"
+			q -c CHECKPOINT
+			lsn0=$(q -c 'SELECT pg_current_wal_lsn()')
+			out1=$(PGOPTIONS='-c synchronous_commit=off' pgbench -n -M prepared -c "$clients" -j "$clients" \
+				-T "$secs" -f "$tmp/ins.sql" 2>&1)
+			lsn1=$(q -c 'SELECT pg_current_wal_lsn()')
+			tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<<"$out1" | head -1)
+			n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' <<<"$out1")
+			wal=$(q -c "SELECT round(pg_wal_lsn_diff('$lsn1', '$lsn0') / $n)")
+			log "   round $r $v: $tps inserts/s, $wal WAL bytes/insert"
+			echo "$tps" >>"$tmp/tps_$v"
+			echo "$wal" >>"$tmp/wal_$v"
+		done
 	done
-done
-for v in "${variants[@]}"; do
-	res[tps_$v]=$(median <"$tmp/tps_$v")
-	res[wal_$v]=$(median <"$tmp/wal_$v")
-done
-res[bf_layers]=$(q -c "SELECT layers FROM bloom_index_info('bench_ins_bf_k')")
-res[bf_missing]=$(q -c "SELECT bloom_index_verify('bench_ins_bf_k')")
-q -c "DROP TABLE bench_ins_none, bench_ins_btree, bench_ins_bf"
+	for v in "${variants[@]}"; do
+		res[tps_$v]=$(median <"$tmp/tps_$v")
+		res[wal_$v]=$(median <"$tmp/wal_$v")
+	done
+	res[bf_layers]=$(q -c "SELECT layers FROM bloom_index_info('bench_ins_bf_k')")
+	res[bf_missing]=$(q -c "SELECT bloom_index_verify('bench_ins_bf_k')")
+	q -c "DROP TABLE bench_ins_none, bench_ins_btree, bench_ins_bf"
+fi
 
 # ---------------------------------------------------------------------------
 # 2. COPY and 3. CREATE INDEX, 4. size
 # ---------------------------------------------------------------------------
-log "2-4. COPY, CREATE INDEX and size over $rows rows"
-keyfile=$(q -c "SHOW data_directory")/bench_keys.txt
-q -c "COPY (SELECT hashint8(g) FROM generate_series(1, $rows) g) TO '$keyfile'"
-q <<SQL
-CREATE TABLE bench_copy_none (k bigint);
-CREATE TABLE bench_copy_btree (k bigint);
-CREATE INDEX ON bench_copy_btree (k);
-CREATE TABLE bench_copy_bf (k bigint);
-CREATE INDEX bench_copy_bf_k ON bench_copy_bf USING bloomfilter (k);
-CREATE TABLE bench_copy_bfcap (k bigint);
-CREATE INDEX ON bench_copy_bfcap USING bloomfilter (k) WITH (capacity = $rows);
-CREATE TABLE bench_build (k bigint);
-COPY bench_build FROM '$keyfile';
-VACUUM ANALYZE bench_build;
-SQL
-for r in $(seq 1 "$rounds"); do
-	copy_variants=(none btree bf bfcap)
-	for i in 0 1 2 3; do
-		v=${copy_variants[$(((i + r) % 4))]}
-		q -c "TRUNCATE bench_copy_$v" -c CHECKPOINT
-		ms=$(q -c "SELECT round(bench_ms('COPY bench_copy_$v FROM ''$keyfile'''))")
-		log "   round $r COPY $v: $ms ms"
-		echo "$ms" >>"$tmp/copy_$v"
+if run copy; then
+	log "2-4. COPY, CREATE INDEX and size over $rows rows"
+	keyfile=$(q -c "SHOW data_directory")/bench_keys.txt
+	q -c "COPY (SELECT hashint8(g) FROM generate_series(1, $rows) g) TO '$keyfile'"
+	q <<-SQL
+	CREATE TABLE bench_copy_none (k bigint);
+	CREATE TABLE bench_copy_btree (k bigint);
+	CREATE INDEX ON bench_copy_btree (k);
+	CREATE TABLE bench_copy_bf (k bigint);
+	CREATE INDEX bench_copy_bf_k ON bench_copy_bf USING bloomfilter (k);
+	CREATE TABLE bench_copy_bfcap (k bigint);
+	CREATE INDEX ON bench_copy_bfcap USING bloomfilter (k) WITH (capacity = $rows);
+	CREATE TABLE bench_build (k bigint);
+	COPY bench_build FROM '$keyfile';
+	VACUUM ANALYZE bench_build;
+	SQL
+	for r in $(seq 1 "$rounds"); do
+		copy_variants=(none btree bf bfcap)
+		for i in 0 1 2 3; do
+			v=${copy_variants[$(((i + r) % 4))]}
+			q -c "TRUNCATE bench_copy_$v" -c CHECKPOINT
+			ms=$(q -c "SELECT round(bench_ms('COPY bench_copy_$v FROM ''$keyfile'''))")
+			log "   round $r COPY $v: $ms ms"
+			echo "$ms" >>"$tmp/copy_$v"
+		done
+		for v in btree bf bfcap; do
+			case $v in
+				btree) using="(k)" ;;
+				bf) using="USING bloomfilter (k)" ;;
+				bfcap) using="USING bloomfilter (k) WITH (capacity = $rows)" ;;
+			esac
+			ms=$(q -c "SET maintenance_work_mem = '256MB'" -c "DROP INDEX IF EXISTS bench_build_$v" \
+				-c "SELECT round(bench_ms('CREATE INDEX bench_build_$v ON bench_build $using'))" | tail -1)
+			log "   round $r CREATE INDEX $v: $ms ms"
+			echo "$ms" >>"$tmp/build_$v"
+		done
 	done
-	for v in btree bf bfcap; do
-		case $v in
-			btree) using="(k)" ;;
-			bf) using="USING bloomfilter (k)" ;;
-			bfcap) using="USING bloomfilter (k) WITH (capacity = $rows)" ;;
-		esac
-		ms=$(q -c "SET maintenance_work_mem = '256MB'" -c "DROP INDEX IF EXISTS bench_build_$v" \
-			-c "SELECT round(bench_ms('CREATE INDEX bench_build_$v ON bench_build $using'))" | tail -1)
-		log "   round $r CREATE INDEX $v: $ms ms"
-		echo "$ms" >>"$tmp/build_$v"
+	for v in none btree bf bfcap; do res[copy_$v]=$(median <"$tmp/copy_$v"); done
+	for v in btree bf bfcap; do res[build_$v]=$(median <"$tmp/build_$v"); done
+	read -r res[size_btree] res[size_bf] res[size_bfcap] res[size_value] res[bf_cap] res[bf_copy_layers] < <(q -F ' ' -c "
+	SELECT pg_relation_size('bench_build_btree'), pg_relation_size('bench_build_bf'),
+		   pg_relation_size('bench_build_bfcap'), (bloom_size($rows, 0.01)).nbytes,
+		   (SELECT capacity FROM bloom_index_info('bench_build_bf')),
+		   (SELECT layers FROM bloom_index_info('bench_copy_bf_k'))")
+	res[copy_missing]=$(q -c "SELECT bloom_index_verify('bench_copy_bf_k')")
+	rm -f "$keyfile"
+	q -c "DROP TABLE bench_copy_none, bench_copy_btree, bench_copy_bf, bench_copy_bfcap, bench_build"
+fi
+
+# ---------------------------------------------------------------------------
+# 5. probes
+# ---------------------------------------------------------------------------
+if run probe; then
+	log "5. probes: $probe_keys keys, bulk probe of $probe_rows rows, single-key probe ($secs s per run)"
+	q <<-SQL
+	CREATE TABLE bench_probe_keys (k bigint);
+	INSERT INTO bench_probe_keys SELECT hashint8(g) FROM generate_series(1, $probe_keys) g;
+	-- half of the probed keys are in the table, half not
+	CREATE TABLE bench_probe_rows AS
+		SELECT hashint8(g) AS k FROM generate_series($probe_keys - $probe_rows / 2 + 1,
+													 $probe_keys + ($probe_rows + 1) / 2) g;
+	CREATE TABLE bench_probe_filt AS SELECT bloom_agg(k, $probe_keys, 0.01) AS f FROM bench_probe_keys;
+	CREATE INDEX bench_probe_bf ON bench_probe_keys USING bloomfilter (k)
+		WITH (capacity = $probe_keys, false_positive_rate = 0.01);
+	CREATE TABLE bench_probe_small AS SELECT hashint8(g) AS k FROM generate_series(1, 1000) g;
+	CREATE INDEX bench_probe_small_bf ON bench_probe_small USING bloomfilter (k)
+		WITH (capacity = 1000, false_positive_rate = 0.01);
+	VACUUM ANALYZE bench_probe_keys, bench_probe_rows, bench_probe_filt, bench_probe_small;
+	SQL
+	big=bench_probe_bf
+	if [ "$single_cap" != "$probe_keys" ]; then
+		big=bench_probe_bfcap
+		q -c "SET maintenance_work_mem = '256MB'" -c "CREATE INDEX $big ON bench_probe_keys USING bloomfilter (k)
+			WITH (capacity = $single_cap, false_positive_rate = 0.01)"
+	fi
+	declare -A probe_sql=(
+		[index]="SELECT count(*) FROM bench_probe_rows p WHERE bloom_index_contains('bench_probe_bf', p.k)"
+		[value]="SELECT count(*) FROM bench_probe_rows p, bench_probe_filt filt WHERE bloom_contains(filt.f, p.k)"
+	)
+	explain_ms() {
+		q -c "SET max_parallel_workers_per_gather = 0" -c "EXPLAIN (ANALYZE, TIMING OFF) $1" |
+			sed -n 's/^Execution Time: \([0-9.]*\) ms$/\1/p'
+	}
+	# both must answer alike: every key of the table, and the same false positives
+	n_index=$(q -c "SET max_parallel_workers_per_gather = 0" -c "${probe_sql[index]}")
+	n_value=$(q -c "SET max_parallel_workers_per_gather = 0" -c "${probe_sql[value]}")
+	res[probe_found]="$n_index (index), $n_value (stored value)"
+	probe_variants=(index value)
+	for r in $(seq 1 "$rounds"); do
+		for i in 0 1; do
+			v=${probe_variants[$(((i + r) % 2))]}
+			ms=$(explain_ms "${probe_sql[$v]}")
+			[ -n "$ms" ] || { echo "index.sh: EXPLAIN printed no Execution Time" >&2; exit 1; }
+			log "   round $r bulk probe $v: $ms ms"
+			echo "$ms" >>"$tmp/bulk_$v"
+		done
 	done
-done
-for v in none btree bf bfcap; do res[copy_$v]=$(median <"$tmp/copy_$v"); done
-for v in btree bf bfcap; do res[build_$v]=$(median <"$tmp/build_$v"); done
-read -r res[size_btree] res[size_bf] res[size_bfcap] res[size_value] res[bf_cap] res[bf_copy_layers] < <(q -F ' ' -c "
-SELECT pg_relation_size('bench_build_btree'), pg_relation_size('bench_build_bf'),
-	   pg_relation_size('bench_build_bfcap'), (bloom_size($rows, 0.01)).nbytes,
-	   (SELECT capacity FROM bloom_index_info('bench_build_bf')),
-	   (SELECT layers FROM bloom_index_info('bench_copy_bf_k'))")
-res[copy_missing]=$(q -c "SELECT bloom_index_verify('bench_copy_bf_k')")
-rm -f "$keyfile"
-q -c "DROP TABLE bench_copy_none, bench_copy_btree, bench_copy_bf, bench_copy_bfcap, bench_build" -c "DROP FUNCTION bench_ms(text)"
+	for v in index value; do res[bulk_$v]=$(median <"$tmp/bulk_$v"); done
+
+	# single-key probe: pgbench and its backend on one CPU (new backends
+	# inherit the postmaster's CPU mask), as in test/bench/run.sh
+	pm_pid=$(head -1 "$(q -c 'SHOW data_directory')/postmaster.pid")
+	pin_cpu=$(($(nproc) - 1))
+	pin=()
+	if command -v taskset >/dev/null && taskset -p -c "$pin_cpu" "$pm_pid" >/dev/null 2>&1; then
+		pin=(taskset -c "$pin_cpu")
+	fi
+	latency() {		# index, seconds -> mean latency in ms
+		local res1
+		printf '\\set k random(1, 9000000000000000000)\nSELECT bloom_index_contains(%s, :k::bigint);\n' \
+			"'$1'" >"$tmp/single.sql"
+		res1=$("${pin[@]}" pgbench -n -M prepared -c 1 -j 1 -T "$2" -f "$tmp/single.sql" 2>&1)
+		if ! grep -q '^number of failed transactions: 0 ' <<<"$res1"; then
+			echo "index.sh: pgbench failed:" >&2
+			echo "$res1" >&2
+			return 1
+		fi
+		sed -n 's/^latency average = \([0-9.]*\) ms.*/\1/p' <<<"$res1"
+	}
+	latency "$big" 1 >/dev/null		# warm-up
+	latency bench_probe_small_bf 1 >/dev/null
+	single_variants=("$big" bench_probe_small_bf)
+	for r in $(seq 1 "$rounds"); do
+		for i in 0 1; do
+			v=${single_variants[$(((i + r) % 2))]}
+			ms=$(latency "$v" "$secs")
+			log "   round $r single-key probe $v: $ms ms"
+			echo "$ms" >>"$tmp/single_$v"
+		done
+	done
+	[ ${#pin[@]} -gt 0 ] && taskset -p -c "0-$pin_cpu" "$pm_pid" >/dev/null
+	res[single_pin]=$([ ${#pin[@]} -gt 0 ] && echo "pinned to CPU $pin_cpu" || echo "not pinned (no taskset)")
+	res[single_big]=$(median <"$tmp/single_$big")
+	res[single_small]=$(median <"$tmp/single_bench_probe_small_bf")
+	read -r res[probe_size] res[probe_value_size] res[single_size] res[single_layers] < <(q -F ' ' -c "
+		SELECT pg_relation_size('bench_probe_bf'), (SELECT (bloom_info(f)).nbytes FROM bench_probe_filt),
+			   pg_relation_size('$big'), (SELECT layers FROM bloom_index_info('$big'))")
+	q -c "DROP TABLE bench_probe_keys, bench_probe_small, bench_probe_rows, bench_probe_filt"
+fi
+q -c "DROP FUNCTION bench_ms(text)"
 
 # ---------------------------------------------------------------------------
 # report
 # ---------------------------------------------------------------------------
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 mb() { awk -v a="$1" 'BEGIN { printf "%.1f MB", a / 1048576 }'; }
+args="--rows $rows --prefill $prefill --clients $clients --secs $secs --rounds $rounds"
+args+=" --probe-keys $probe_keys --probe-rows $probe_rows --single-capacity $single_cap"
+[ -n "$only" ] && args+=" --only $only"
 report=$(
-cat <<EOF
-$(q -c 'SELECT version()' | cut -d' ' -f1-2), $(nproc) cores; \`bash test/bench/index.sh --rows $rows --prefill $prefill --clients $clients --secs $secs --rounds $rounds\`; medians of $rounds rounds.
+	echo "$(q -c 'SELECT version()' | cut -d' ' -f1-2), $(nproc) cores; \`bash test/bench/index.sh $args\`; medians of $rounds rounds."
+	if run insert || run copy; then
+		cat <<-EOF
 
-| workload | no index | btree | bloomfilter | bloomfilter / btree | bloomfilter / no index |
-|---|---:|---:|---:|---:|---:|
-| INSERT, $clients clients, inserts/s | ${res[tps_none]} | ${res[tps_btree]} | ${res[tps_bf]} | $(ratio "${res[tps_bf]}" "${res[tps_btree]}") | $(ratio "${res[tps_bf]}" "${res[tps_none]}") |
-| INSERT, WAL bytes per insert | ${res[wal_none]} | ${res[wal_btree]} | ${res[wal_bf]} | $(ratio "${res[wal_bf]}" "${res[wal_btree]}") | $(ratio "${res[wal_bf]}" "${res[wal_none]}") |
-| COPY of $rows rows into an empty table, ms (bloomfilter: default capacity, grows) | ${res[copy_none]} | ${res[copy_btree]} | ${res[copy_bf]} | $(ratio "${res[copy_bf]}" "${res[copy_btree]}") | $(ratio "${res[copy_bf]}" "${res[copy_none]}") |
-| COPY, bloomfilter WITH (capacity = $rows), ms | ${res[copy_none]} | ${res[copy_btree]} | ${res[copy_bfcap]} | $(ratio "${res[copy_bfcap]}" "${res[copy_btree]}") | $(ratio "${res[copy_bfcap]}" "${res[copy_none]}") |
-| CREATE INDEX over $rows rows, ms (default capacity ${res[bf_cap]}) | | ${res[build_btree]} | ${res[build_bf]} | $(ratio "${res[build_bf]}" "${res[build_btree]}") | |
-| CREATE INDEX, WITH (capacity = $rows), ms | | ${res[build_btree]} | ${res[build_bfcap]} | $(ratio "${res[build_bfcap]}" "${res[build_btree]}") | |
-| size, default capacity | | $(mb "${res[size_btree]}") | $(mb "${res[size_bf]}") | $(ratio "${res[size_bf]}" "${res[size_btree]}") | |
-| size, capacity = $rows | | $(mb "${res[size_btree]}") | $(mb "${res[size_bfcap]}") | $(ratio "${res[size_bfcap]}" "${res[size_btree]}") | |
+		| workload | no index | btree | bloomfilter | bloomfilter / btree | bloomfilter / no index |
+		|---|---:|---:|---:|---:|---:|
+		EOF
+	fi
+	if run insert; then
+		cat <<-EOF
+		| INSERT, $clients clients, inserts/s | ${res[tps_none]} | ${res[tps_btree]} | ${res[tps_bf]} | $(ratio "${res[tps_bf]}" "${res[tps_btree]}") | $(ratio "${res[tps_bf]}" "${res[tps_none]}") |
+		| INSERT, WAL bytes per insert | ${res[wal_none]} | ${res[wal_btree]} | ${res[wal_bf]} | $(ratio "${res[wal_bf]}" "${res[wal_btree]}") | $(ratio "${res[wal_bf]}" "${res[wal_none]}") |
+		EOF
+	fi
+	if run copy; then
+		cat <<-EOF
+		| COPY of $rows rows into an empty table, ms (bloomfilter: default capacity, grows) | ${res[copy_none]} | ${res[copy_btree]} | ${res[copy_bf]} | $(ratio "${res[copy_bf]}" "${res[copy_btree]}") | $(ratio "${res[copy_bf]}" "${res[copy_none]}") |
+		| COPY, bloomfilter WITH (capacity = $rows), ms | ${res[copy_none]} | ${res[copy_btree]} | ${res[copy_bfcap]} | $(ratio "${res[copy_bfcap]}" "${res[copy_btree]}") | $(ratio "${res[copy_bfcap]}" "${res[copy_none]}") |
+		| CREATE INDEX over $rows rows, ms (default capacity ${res[bf_cap]}) | | ${res[build_btree]} | ${res[build_bf]} | $(ratio "${res[build_bf]}" "${res[build_btree]}") | |
+		| CREATE INDEX, WITH (capacity = $rows), ms | | ${res[build_btree]} | ${res[build_bfcap]} | $(ratio "${res[build_bfcap]}" "${res[build_btree]}") | |
+		| size, default capacity | | $(mb "${res[size_btree]}") | $(mb "${res[size_bf]}") | $(ratio "${res[size_bf]}" "${res[size_btree]}") | |
+		| size, capacity = $rows | | $(mb "${res[size_btree]}") | $(mb "${res[size_bfcap]}") | $(ratio "${res[size_bfcap]}" "${res[size_btree]}") | |
+		EOF
+	fi
+	if run insert || run copy; then echo; fi
+	if run copy; then
+		echo "- size of the capacity = $rows index / bloom_size($rows, 0.01): $(ratio "${res[size_bfcap]}" "${res[size_value]}") ($(mb "${res[size_value]}") for the stored value)"
+		echo "- after the COPY runs ${res[bf_copy_layers]} layer(s), bloom_index_verify = ${res[copy_missing]}"
+	fi
+	if run insert; then
+		echo "- after the INSERT runs the index had ${res[bf_layers]} layer(s), bloom_index_verify = ${res[bf_missing]}"
+	fi
+	if run probe; then
+		cat <<-EOF
 
-- size of the capacity = $rows index / bloom_size($rows, 0.01): $(ratio "${res[size_bfcap]}" "${res[size_value]}") ($(mb "${res[size_value]}") for the stored value)
-- after the INSERT runs the index had ${res[bf_layers]} layer(s), bloom_index_verify = ${res[bf_missing]}; after the COPY runs ${res[bf_copy_layers]} layer(s), bloom_index_verify = ${res[copy_missing]}
-EOF
+		| probe | bloomfilter index | baseline | index / baseline |
+		|---|---:|---:|---:|
+		| bulk probe of $probe_rows rows, $probe_keys keys, ms (baseline: a stored \`bloom\` of the same keys, same capacity and rate) | ${res[bulk_index]} | ${res[bulk_value]} | $(ratio "${res[bulk_index]}" "${res[bulk_value]}") |
+		| single-key prepared probe, ms (index: $probe_keys keys, capacity $single_cap; baseline: an index of 1,000 keys) | ${res[single_big]} | ${res[single_small]} | $(ratio "${res[single_big]}" "${res[single_small]}") |
+
+		- rows found by the bulk probe: ${res[probe_found]}
+		- sizes: the bulk probe's index $(mb "${res[probe_size]}"), the stored value $(mb "${res[probe_value_size]}"); the single-key probe's index $(mb "${res[single_size]}"), ${res[single_layers]} layer(s)
+		- single-key probe: pgbench and its backend ${res[single_pin]}
+		EOF
+	fi
 )
 echo "$report"
 [ -n "$out" ] && echo "$report" >"$out"
