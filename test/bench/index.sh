@@ -267,7 +267,7 @@ if run probe; then
 	if command -v taskset >/dev/null && taskset -p -c "$pin_cpu" "$pm_pid" >/dev/null 2>&1; then
 		pin=(taskset -c "$pin_cpu")
 	fi
-	latency() {		# index, seconds -> mean latency in ms
+	latency() {		# index, seconds -> mean latency in ms (1 client: 1000 / tps)
 		local res1
 		printf '\\set k random(1, 9000000000000000000)\nSELECT bloom_index_contains(%s, :k::bigint);\n' \
 			"'$1'" >"$tmp/single.sql"
@@ -277,7 +277,8 @@ if run probe; then
 			echo "$res1" >&2
 			return 1
 		fi
-		sed -n 's/^latency average = \([0-9.]*\) ms.*/\1/p' <<<"$res1"
+		# from tps, which pgbench prints with more digits than the latency
+		sed -n 's/^tps = \([0-9.]*\) .*/\1/p' <<<"$res1" | head -1 | awk '{ printf "%.4f\n", 1000 / $1 }'
 	}
 	latency "$big" 1 >/dev/null		# warm-up
 	latency bench_probe_small_bf 1 >/dev/null
