@@ -51,7 +51,8 @@
 #
 # --only insert|copy|probe runs one workload (copy: 2, 3 and 4).
 #
-# Timings are reported, never asserted.  Needs: psql, pgbench.
+# Timings are reported, never asserted.  Needs: psql, pgbench (taskset, from
+# util-linux, optional).
 
 set -euo pipefail
 
