@@ -34,7 +34,9 @@
 #      and against bloom_size(rows, 0.01), a stored bloom value of the keys.
 #   5. Probes, against a table of --probe-keys random bigint keys (10M):
 #      a. bulk probe of --probe-rows rows (2M; half of them keys of the
-#         table, half not), serial (max_parallel_workers_per_gather = 0):
+#         table, half not: hashint8 values, 32 bits, so --probe-keys / 2^32
+#         of the others are in the table too), serial
+#         (max_parallel_workers_per_gather = 0):
 #           SELECT count(*) FROM probe p WHERE bloom_index_contains(idx, p.k)
 #         on a bloomfilter index WITH (capacity = probe-keys) against
 #           SELECT count(*) FROM probe p, filt WHERE bloom_contains(filt.f, p.k)
