@@ -354,7 +354,7 @@ report=$(
 		| bulk probe of $probe_rows rows, $probe_keys keys, ms (baseline: a stored \`bloom\` of the same keys, same capacity and rate) | ${res[bulk_index]} | ${res[bulk_value]} | $(ratio "${res[bulk_index]}" "${res[bulk_value]}") |
 		| single-key prepared probe, ms (index: $probe_keys keys, capacity $single_cap; baseline: an index of 1,000 keys) | ${res[single_big]} | ${res[single_small]} | $(ratio "${res[single_big]}" "${res[single_small]}") |
 
-		- rows found by the bulk probe: ${res[probe_found]}
+		- rows counted by the bulk probe (of which $((probe_rows / 2)) are keys of the table): ${res[probe_found]}
 		- sizes: the bulk probe's index $(mb "${res[probe_size]}"), the stored value $(mb "${res[probe_value_size]}"); the single-key probe's index $(mb "${res[single_size]}"), ${res[single_layers]} layer(s)
 		- single-key probe: pgbench and its backend ${res[single_pin]}
 		EOF
