@@ -21,7 +21,8 @@
 # 6. runs a short load test (test/load/run.sh -T 10: 8 writers, no lost key),
 # 7. replays the fuzzer's inputs (test/fuzz/run.sh --replay),
 # 8. runs test/citus/run.sh (a Citus coordinator and two workers from
-#    ../shared/pg/pg-18.tar.gz; skipped, with a message, without it),
+#    ../shared/pg/pg-18.tar.gz; skipped, with a message, without it), in
+#    the background from the install on, like the TAP tests,
 # 9. prints "N passed, N failed" (one count per regression test, isolation
 #    spec, TAP script and Citus check, on every version, one for the load
 #    test and one for the fuzzer replay) and exits non-zero if anything
@@ -34,7 +35,7 @@
 set -uo pipefail
 
 usage() {
-	sed -n '3,33p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 strict=0
@@ -61,6 +62,7 @@ failed=0
 status=0
 tapdir=
 tap_pid=
+citus_pid=
 
 # (with the seconds since the start, to keep an eye on the run's length)
 heading() {
@@ -71,6 +73,7 @@ heading() {
 finish() {
 	# an early exit: end the TAP tests still running in the background
 	[ -n "$tap_pid" ] && kill -- -"$tap_pid" 2>/dev/null
+	[ -n "$citus_pid" ] && kill -- -"$citus_pid" 2>/dev/null
 	rm -rf "$LOGDIR"
 	echo
 	echo "run time: ${SECONDS} s"
@@ -247,6 +250,15 @@ if compgen -G "test/t/*.pl" >/dev/null; then
 	echo "TAP tests (test/t) started in the background; their results come last"
 	start_tap
 fi
+# the Citus cluster (its own three servers, its own copy of the tree) too
+echo "test/citus/run.sh started in the background; its results come before the TAP tests"
+set -m
+(
+	bash test/citus/run.sh >"$LOGDIR/citus.log" 2>&1 </dev/null
+	echo $? >"$LOGDIR/citus.rc"
+) &
+citus_pid=$!
+set +m
 
 # ---------------------------------------------------------------------------
 heading "Regression tests (pg_virtualenv make installcheck, PostgreSQL $pg_major)"
@@ -330,9 +342,11 @@ fi
 # ---------------------------------------------------------------------------
 # A real Citus cluster (coordinator and two workers) from the prebuilt
 # PostgreSQL 18 tarball next to the repository; it says "skipped" without it.
-heading "Citus (test/citus/run.sh)"
-bash test/citus/run.sh 2>&1 | tee "$LOGDIR/citus.log"
-rc=${PIPESTATUS[0]}
+heading "Citus (test/citus/run.sh, run in the background since the install)"
+wait "$citus_pid"
+citus_pid=
+cat "$LOGDIR/citus.log"
+rc=$(cat "$LOGDIR/citus.rc" 2>/dev/null || echo 1)
 read -r p f < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$LOGDIR/citus.log" | tail -1)
 passed=$((passed + ${p:-0}))
 failed=$((failed + ${f:-0}))
