@@ -183,6 +183,8 @@ extern Buffer bf_read_page(Relation index, const BfLayer *layer, uint32 i,
 						   BlockNumber p);
 extern Buffer bf_read_block(Relation index, const BfLayer *layer, uint32 i,
 							uint64 h, size_t *off);
+extern bool bf_layer_test(Relation index, const BfLayer *layer, uint32 i,
+						  uint64 h);
 extern bytea *bfoptions(Datum reloptions, bool validate);
 
 /* bfbuild.c */

@@ -83,17 +83,8 @@ bf_present_in_older(Relation index, const BfMetaPageData *meta, uint32 i,
 	uint32		oldest = i > BF_OLDER_CHECKED ? i - BF_OLDER_CHECKED : 0;
 
 	while (i-- > oldest)
-	{
-		size_t		off;
-		Buffer		buf = bf_read_block(index, &meta->layers[i], i, h, &off);
-		bool		found;
-
-		found = bloom_block_test(BfPageGetBits(BufferGetPage(buf)) + off,
-								 (int) meta->layers[i].k, h);
-		UnlockReleaseBuffer(buf);
-		if (found)
+		if (bf_layer_test(index, &meta->layers[i], i, h))
 			return true;
-	}
 	return false;
 }
 

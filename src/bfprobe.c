@@ -151,17 +151,8 @@ bool
 bf_probe_hash(Relation index, const BfMetaPageData *meta, uint64 h)
 {
 	for (uint32 i = 0; i < meta->nlayers; i++)
-	{
-		size_t		off;
-		Buffer		buf = bf_read_block(index, &meta->layers[i], i, h, &off);
-		bool		found;
-
-		found = bloom_block_test(BfPageGetBits(BufferGetPage(buf)) + off,
-								 (int) meta->layers[i].k, h);
-		UnlockReleaseBuffer(buf);
-		if (found)
+		if (bf_layer_test(index, &meta->layers[i], i, h))
 			return true;
-	}
 	return false;
 }
 

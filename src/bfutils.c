@@ -402,6 +402,20 @@ bf_read_block(Relation index, const BfLayer *layer, uint32 i, uint64 h,
 	return bf_read_page(index, layer, i, (BlockNumber) (b / BF_BLOCKS_PER_PAGE));
 }
 
+/* Does layer i report hash h?  (Its page is read under a share lock.) */
+bool
+bf_layer_test(Relation index, const BfLayer *layer, uint32 i, uint64 h)
+{
+	size_t		off;
+	Buffer		buf = bf_read_block(index, layer, i, h, &off);
+	bool		found;
+
+	found = bloom_block_test(BfPageGetBits(BufferGetPage(buf)) + off,
+							 (int) layer->k, h);
+	UnlockReleaseBuffer(buf);
+	return found;
+}
+
 /* A new page at the end of the index, pinned and exclusively locked. */
 Buffer
 bf_new_buffer(Relation index)
