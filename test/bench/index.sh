@@ -50,8 +50,21 @@
 #         of 1,000 keys.  Mean latency; pgbench and its backend are pinned to
 #         one CPU (taskset on the postmaster, as test/bench/run.sh does), as
 #         the round trip between them otherwise swings with the scheduler.
+#   6. The keep-current recipe, before and after: single-row INSERTs as in
+#      1 (pgbench -M prepared, --clients, --secs, synchronous_commit = off)
+#      into orders (region text, customer_id bigint) of --prefill rows over
+#      8 regions: no filter; the stored filters of docs/scaling.md ("One
+#      filter per partition, kept current": its SQL block is read from that
+#      file and run as written, per-region filters of capacity 1M, triggers
+#      ORing each statement's keys in); a bloomfilter index on customer_id
+#      WITH (capacity = 8M, the filters' capacity together).  Inserts per
+#      second and WAL bytes per insert; afterwards, the rows that the index
+#      misses (bloom_index_verify) and that their region's filter misses.
+#      Autovacuum is off on these tables and each run's tables are vacuumed
+#      after it, outside the measurement: vacuuming the filters' dead copies
+#      would otherwise land in the WAL of whichever run comes next.
 #
-# --only insert|copy|probe runs one workload (copy: 2, 3 and 4).
+# --only insert|copy|probe|recipe runs one workload (copy: 2, 3 and 4).
 #
 # Timings are reported, never asserted.  Needs: psql, pgbench (taskset, from
 # util-linux, optional).
@@ -80,13 +93,13 @@ while [ $# -gt 0 ]; do
 		--single-capacity) single_cap=$2; shift 2 ;;
 		--only) only=$2; shift 2 ;;
 		--out) out=$2; shift 2 ;;
-		-h | --help) sed -n '3,55p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-h | --help) sed -n '3,68p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) echo "index.sh: unknown argument: $1" >&2; exit 2 ;;
 	esac
 done
 case "$only" in
-	'' | insert | copy | probe) ;;
-	*) echo "index.sh: --only takes insert, copy or probe" >&2; exit 2 ;;
+	'' | insert | copy | probe | recipe) ;;
+	*) echo "index.sh: --only takes insert, copy, probe or recipe" >&2; exit 2 ;;
 esac
 : "${single_cap:=$probe_keys}"
 run() { [ -z "$only" ] || [ "$only" = "$1" ]; }
@@ -303,12 +316,99 @@ if run probe; then
 			   pg_relation_size('$big'), (SELECT layers FROM bloom_index_info('$big'))")
 	q -c "DROP TABLE bench_probe_keys, bench_probe_small, bench_probe_rows, bench_probe_filt"
 fi
+# ---------------------------------------------------------------------------
+# 6. the keep-current recipe, before and after
+# ---------------------------------------------------------------------------
+if run recipe; then
+	regions=(eu us asia africa oceania latam mena india)
+	nreg=${#regions[@]}
+	rec_cap=$((nreg * 1000000))
+	log "6. keep-current recipe: $clients clients, $secs s per run, $rounds rounds, orders of $prefill rows, $nreg regions"
+	# The SQL block of docs/scaling.md's recipe, run as the doc writes it.
+	# Each variant has a schema of its own, so that the doc's names (orders,
+	# order_filters) stand unqualified; pgbench's sessions set search_path.
+	doc="$(dirname "$0")/../../docs/scaling.md"
+	recipe_sql=$(awk '/^### One filter per partition, kept current/ { s = 1 }
+		s && /^```sql$/ { p = 1; next } p && /^```$/ { exit } p' "$doc")
+	grep -q 'FUNCTION order_filters_add' <<<"$recipe_sql" ||
+		{ echo "index.sh: no recipe SQL block found in $doc" >&2; exit 1; }
+	reg_array="ARRAY['$(IFS=,; echo "${regions[*]}" | sed "s/,/','/g")']"
+	q <<-SQL
+	SET client_min_messages = warning;
+	DROP SCHEMA IF EXISTS bench_recipe_none, bench_recipe_filters, bench_recipe_bf CASCADE;
+	CREATE SCHEMA bench_recipe_none;
+	CREATE SCHEMA bench_recipe_filters;
+	CREATE SCHEMA bench_recipe_bf;
+	CREATE TABLE bench_recipe_none.orders (region text, customer_id bigint);
+	INSERT INTO bench_recipe_none.orders
+		SELECT ($reg_array)[g % $nreg + 1], hashint8(g) FROM generate_series(1, $prefill) g;
+	CREATE TABLE bench_recipe_filters.orders AS SELECT * FROM bench_recipe_none.orders;
+	CREATE TABLE bench_recipe_bf.orders AS SELECT * FROM bench_recipe_none.orders;
+	CREATE INDEX orders_customer_bf ON bench_recipe_bf.orders USING bloomfilter (customer_id)
+		WITH (capacity = $rec_cap, false_positive_rate = 0.01);
+	SET search_path = bench_recipe_filters, public;
+	$recipe_sql
+	SELECT refresh_order_filters($reg_array);		-- every region, not only the doc's three
+	RESET search_path;
+	-- autovacuum off, a VACUUM after each run instead: the WAL of vacuuming
+	-- one variant's tables must not be counted in the next one's run
+	ALTER TABLE bench_recipe_none.orders SET (autovacuum_enabled = off);
+	ALTER TABLE bench_recipe_filters.orders SET (autovacuum_enabled = off);
+	ALTER TABLE bench_recipe_filters.order_filters SET (autovacuum_enabled = off,
+		toast.autovacuum_enabled = off);
+	ALTER TABLE bench_recipe_bf.orders SET (autovacuum_enabled = off);
+	VACUUM ANALYZE bench_recipe_none.orders, bench_recipe_filters.orders,
+		bench_recipe_filters.order_filters, bench_recipe_bf.orders;
+	SQL
+	printf '\\set k random(1, 9000000000000000000)\n\\set r random(1, %d)\nINSERT INTO orders VALUES ((%s)[:r], :k);\n' \
+		"$nreg" "$reg_array" >"$tmp/recipe.sql"
+	recipe_variants=(none filters bf)
+	for r in $(seq 1 "$rounds"); do
+		for i in 0 1 2; do
+			v=${recipe_variants[$(((i + r) % 3))]}
+			q -c CHECKPOINT
+			lsn0=$(q -c 'SELECT pg_current_wal_lsn()')
+			out1=$(PGOPTIONS="-c synchronous_commit=off -c search_path=bench_recipe_$v,public" \
+				pgbench -n -M prepared -c "$clients" -j "$clients" -T "$secs" -f "$tmp/recipe.sql" 2>&1)
+			lsn1=$(q -c 'SELECT pg_current_wal_lsn()')
+			tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<<"$out1" | head -1)
+			n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' <<<"$out1")
+			[ -n "$n" ] && [ "$n" -gt 0 ] || { echo "index.sh: pgbench failed:" >&2; echo "$out1" >&2; exit 1; }
+			wal=$(q -c "SELECT round(pg_wal_lsn_diff('$lsn1', '$lsn0') / $n)")
+			log "   round $r recipe $v: $tps inserts/s, $wal WAL bytes/insert"
+			q -c "VACUUM bench_recipe_$v.orders"
+			[ "$v" = filters ] && q -c "VACUUM bench_recipe_filters.order_filters"
+			echo "$tps" >>"$tmp/rtps_$v"
+			echo "$wal" >>"$tmp/rwal_$v"
+		done
+	done
+	for v in "${recipe_variants[@]}"; do
+		res[rtps_$v]=$(median <"$tmp/rtps_$v")
+		res[rwal_$v]=$(median <"$tmp/rwal_$v")
+	done
+	# every inserted key must be found: by the index, and by its region's filter
+	read -r res[rrows_filters] res[rmiss_filters] res[rsize_filters] \
+		res[rrows_bf] res[rmiss_bf] res[rsize_bf] res[rlayers_bf] < <(q -F ' ' -c "
+		SELECT (SELECT count(*) FROM bench_recipe_filters.orders),
+			   (SELECT count(*) FROM bench_recipe_filters.orders x
+					LEFT JOIN bench_recipe_filters.order_filters o USING (region)
+				WHERE o.f IS NULL OR NOT bloom_contains(o.f, x.customer_id)),
+			   pg_total_relation_size('bench_recipe_filters.order_filters'),
+			   (SELECT count(*) FROM bench_recipe_bf.orders),
+			   bloom_index_verify('bench_recipe_bf.orders_customer_bf'),
+			   pg_relation_size('bench_recipe_bf.orders_customer_bf'),
+			   (SELECT layers FROM bloom_index_info('bench_recipe_bf.orders_customer_bf'))")
+	q -c "SET client_min_messages = warning" \
+		-c "DROP SCHEMA bench_recipe_none, bench_recipe_filters, bench_recipe_bf CASCADE"
+fi
 q -c "DROP FUNCTION bench_ms(text)"
 
 # ---------------------------------------------------------------------------
 # report
 # ---------------------------------------------------------------------------
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# the same, as 1/N below 0.1 (WAL of the index against the stored filters')
+ratio_frac() { awk -v a="$1" -v b="$2" 'BEGIN { if (a / b < 0.1) printf "1/%.0f", b / a; else printf "%.2f", a / b }'; }
 mb() { awk -v a="$1" 'BEGIN { printf "%.1f MB", a / 1048576 }'; }
 args="--rows $rows --prefill $prefill --clients $clients --secs $secs --rounds $rounds"
 args+=" --probe-keys $probe_keys --probe-rows $probe_rows --single-capacity $single_cap"
@@ -357,6 +457,18 @@ report=$(
 		- rows counted by the bulk probe (of which $((probe_rows / 2)) are keys of the table): ${res[probe_found]}
 		- sizes: the bulk probe's index $(mb "${res[probe_size]}"), the stored value $(mb "${res[probe_value_size]}"); the single-key probe's index $(mb "${res[single_size]}"), ${res[single_layers]} layer(s)
 		- single-key probe: pgbench and its backend ${res[single_pin]}
+		EOF
+	fi
+	if run recipe; then
+		cat <<-EOF
+
+		| keep-current recipe, $clients clients, single-row INSERTs into orders of $prefill rows, 8 regions | no filter | stored filters (docs/scaling.md) | bloomfilter index | index / stored filters | index / no filter |
+		|---|---:|---:|---:|---:|---:|
+		| inserts/s | ${res[rtps_none]} | ${res[rtps_filters]} | ${res[rtps_bf]} | $(ratio "${res[rtps_bf]}" "${res[rtps_filters]}") | $(ratio "${res[rtps_bf]}" "${res[rtps_none]}") |
+		| WAL bytes per insert | ${res[rwal_none]} | ${res[rwal_filters]} | ${res[rwal_bf]} | $(ratio_frac "${res[rwal_bf]}" "${res[rwal_filters]}") | $(ratio "${res[rwal_bf]}" "${res[rwal_none]}") |
+
+		- stored filters: ${res[rrows_filters]} rows, ${res[rmiss_filters]} of them not found by their region's filter; order_filters $(mb "${res[rsize_filters]}") with its TOAST
+		- index (capacity $rec_cap): ${res[rrows_bf]} rows, bloom_index_verify = ${res[rmiss_bf]}; $(mb "${res[rsize_bf]}"), ${res[rlayers_bf]} layer(s)
 		EOF
 	fi
 )
