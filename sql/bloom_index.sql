@@ -91,7 +91,7 @@ SELECT bloom_index_contains('bfi_id', 42) AS int4,
 	   bloom_index_contains('bfi_lower', 'n7'::text) AS expression;
 
 -- it hashes exactly as the bloom type: an index of 5,000 keys sized for
--- 5,000 (its first layer at 0.9 * 3/4 of the rate) answers every probe,
+-- 5,000 (its first layer at 0.92 * 3/4 of the rate) answers every probe,
 -- false positives included, as bloom_agg of the same column at that size,
 -- for each key type; present counts the keys of the table found (all 5,000)
 CREATE TABLE bfq AS
@@ -112,7 +112,7 @@ BEGIN
 							  AND q.%1$I IN (SELECT %1$I FROM bfi)),
 			   count(*) FILTER (WHERE bloom_index_contains('bfi_same', q.%1$I)
 							  AND q.%1$I NOT IN (SELECT %1$I FROM bfi WHERE %1$I IS NOT NULL))
-		FROM bfq q, (SELECT bloom_agg(%1$I, 5000, 0.01 * 0.9 * 0.75) AS bf FROM bfi) s$q$, col)
+		FROM bfq q, (SELECT bloom_agg(%1$I, 5000, 0.01 * 0.92 * 0.75) AS bf FROM bfi) s$q$, col)
 		INTO disagree, present, false_positives;
 	DROP INDEX bfi_same;
 END $$;
