@@ -182,6 +182,29 @@ SELECT bfi_wal_records('INSERT INTO bfw_plain SELECT g FROM generate_series(1, 1
 	   bfi_wal_records('INSERT INTO bfw SELECT g FROM generate_series(1001, 2000) g') AS new_keys;
 DROP TABLE bfw_plain, bfw;
 
+-- a call site keeps its checks, metapage and copy of the bits for one
+-- snapshot only: a PL/pgSQL loop probes an absent key through one call site
+-- (copying the one-page index at the second call) and then inserts it; the
+-- next statements find it (false, false, true, true)
+CREATE TABLE bfs (k int);
+CREATE INDEX bfs_k ON bfs USING bloomfilter (k) WITH (capacity = 1000);
+INSERT INTO bfs SELECT g FROM generate_series(1, 500) g;
+CREATE FUNCTION bfs_loop() RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	r text := '';
+BEGIN
+	FOR i IN 1..4 LOOP
+		r := r || bloom_index_contains('bfs_k', -7)::text || ' ';
+		IF i = 2 THEN
+			INSERT INTO bfs VALUES (-7);
+		END IF;
+	END LOOP;
+	RETURN r;
+END $$;
+SELECT bfs_loop() AS answers;
+DROP FUNCTION bfs_loop();
+DROP TABLE bfs;
+
 --
 -- Growth: capacity 5,000, then 100,000 distinct keys (20 times as many):
 -- new layers, each larger and tighter; no key lost, and the rate measured
