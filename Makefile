@@ -41,6 +41,7 @@ OBJS = \
 	src/bfxlog.o \
 	src/bfgrow.o \
 	src/bfprobe.o \
+	src/bfprobesite.o \
 	src/bfcitus.o \
 	src/bfvacuum.o \
 	src/bfvalidate.o \

@@ -142,6 +142,33 @@ FROM pg_temp.largest_cache_by_filter();
 RESET bloomfilter.cache_budget;
 DROP TABLE budget_big, budget_big_keys;
 
+-- a call site of bloom_index_contains copies the index's bits once it has
+-- read about as many pages probing row by row, within the same budget
+-- (context "bloom_index_contains call site"): an index of 100,000 keys
+-- (about 140 kB of bits) probed for 20,000 rows is copied under the default
+-- budget and not under 64kB; the answers are the same either way
+CREATE TABLE budget_indexed (k int);
+CREATE INDEX budget_indexed_bf ON budget_indexed USING bloomfilter (k)
+	WITH (capacity = 100000);
+INSERT INTO budget_indexed SELECT g FROM generate_series(1, 100000) g;
+CREATE FUNCTION pg_temp.index_site(OUT largest bigint, OUT found bigint)
+LANGUAGE sql VOLATILE AS $$
+    SELECT max(seen), count(*) FILTER (WHERE f)
+    FROM (SELECT bloom_index_contains('budget_indexed_bf', g) AS f,
+                 CASE WHEN g % 100 = 0 THEN
+                     (SELECT coalesce(sum(total_bytes), 0) FROM pg_backend_memory_contexts
+                      WHERE name = 'bloom_index_contains call site') END AS seen
+          FROM generate_series(1, 20000) g OFFSET 0) s
+$$;
+SELECT largest > 0.9 * (SELECT size_bytes FROM bloom_index_info('budget_indexed_bf')) AS copied,
+       (SELECT size_bytes FROM bloom_index_info('budget_indexed_bf')) > 65536 AS index_over_64kB,
+       found
+FROM pg_temp.index_site();
+SET bloomfilter.cache_budget = '64kB';
+SELECT largest < 65536 AS not_copied, found FROM pg_temp.index_site();
+RESET bloomfilter.cache_budget;
+DROP TABLE budget_indexed;
+
 -- an unknown setting under the prefix is refused
 SET bloomfilter.no_such_setting = 1;
 

@@ -182,6 +182,29 @@ SELECT bfi_wal_records('INSERT INTO bfw_plain SELECT g FROM generate_series(1, 1
 	   bfi_wal_records('INSERT INTO bfw SELECT g FROM generate_series(1001, 2000) g') AS new_keys;
 DROP TABLE bfw_plain, bfw;
 
+-- a call site keeps its checks, metapage and copy of the bits for one
+-- snapshot only: a PL/pgSQL loop probes an absent key through one call site
+-- (copying the one-page index at the second call) and then inserts it; the
+-- next statements find it (false, false, true, true)
+CREATE TABLE bfs (k int);
+CREATE INDEX bfs_k ON bfs USING bloomfilter (k) WITH (capacity = 1000);
+INSERT INTO bfs SELECT g FROM generate_series(1, 500) g;
+CREATE FUNCTION bfs_loop() RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	r text := '';
+BEGIN
+	FOR i IN 1..4 LOOP
+		r := r || bloom_index_contains('bfs_k', -7)::text || ' ';
+		IF i = 2 THEN
+			INSERT INTO bfs VALUES (-7);
+		END IF;
+	END LOOP;
+	RETURN r;
+END $$;
+SELECT bfs_loop() AS answers;
+DROP FUNCTION bfs_loop();
+DROP TABLE bfs;
+
 --
 -- Growth: capacity 5,000, then 100,000 distinct keys (20 times as many):
 -- new layers, each larger and tighter; no key lost, and the rate measured
@@ -197,6 +220,10 @@ SELECT layers, size_bytes > 8192 * 20 AS bigger,
 	   expected_rate < 0.01 AS expected_ok
 FROM bloom_index_info('bfg_k');
 SELECT bloom_index_verify('bfg_k') AS missing;
+-- the same through one call site, which copies the layers' bits after a few
+-- probes: every key found in whichever layer holds it
+SELECT count(*) FILTER (WHERE NOT bloom_index_contains('bfg_k', g)) AS missed
+FROM generate_series(1, 100000) g;
 SELECT count(*) FILTER (WHERE bloom_index_contains('bfg_k', g)) AS false_positives,
 	   count(*) FILTER (WHERE bloom_index_contains('bfg_k', g)) <= 200000 * 0.01 AS rate_ok
 FROM generate_series(1000001, 1200000) g;

@@ -227,7 +227,17 @@ extern void bf_grow(Relation index, uint32 nlayers_seen);
 extern bool bf_probe_hash(Relation index, const BfMetaPageData *meta,
 						  uint64 h);
 extern Relation bf_open_index(Oid indexoid, bool allow_partitioned);
+extern Relation bf_open_index_ext(Oid indexoid, bool allow_partitioned,
+								  Oid *distributed);
 extern List *bf_leaf_indexes(Relation rel);
+extern void bf_check_family(const BfMetaPageData *meta,
+							const BloomKeyType *kt);
+
+/* bfprobesite.c */
+typedef struct BfProbeSite BfProbeSite;
+extern BfProbeSite *bf_probe_site(FunctionCallInfo fcinfo);
+extern Oid	bf_probe_site_distributed(BfProbeSite *site);
+extern bool bf_probe_site_test(BfProbeSite *site, Datum key);
 
 /* bfvacuum.c */
 extern IndexBulkDeleteResult *bfbulkdelete(IndexVacuumInfo *info,

@@ -72,7 +72,7 @@ citus_distributed(Oid relid)
  * with *distributed (set to the table's OID, or InvalidOid) to probe the
  * shards itself.
  */
-static Relation
+Relation
 bf_open_index_ext(Oid indexoid, bool allow_partitioned, Oid *distributed)
 {
 	Relation	rel = try_relation_open(indexoid, AccessShareLock);
@@ -156,54 +156,52 @@ bf_probe_hash(Relation index, const BfMetaPageData *meta, uint64 h)
 	return false;
 }
 
+/* Refuse a key of another family than the index's. */
+void
+bf_check_family(const BfMetaPageData *meta, const BloomKeyType *kt)
+{
+	BloomFilter f;
+
+	memset(&f, 0, sizeof(f));
+	strlcpy(f.family, meta->family, BLOOM_FAMILY_LEN);
+	bloom_check_family(&f, kt);
+}
+
 /* Probe one leaf index for a key, refusing a key of another family. */
 static bool
 bf_probe_leaf(Relation index, BloomKeyType *kt, Datum key)
 {
 	BfMetaPageData meta;
-	BloomFilter f;
 
 	bf_read_meta(index, &meta);
-	memset(&f, 0, sizeof(f));
-	strlcpy(f.family, meta.family, BLOOM_FAMILY_LEN);
-	bloom_check_family(&f, kt);
+	bf_check_family(&meta, kt);
 	return bf_probe_hash(index, &meta, bloom_key_hash(kt, key, meta.seed));
 }
 
 /*
  * bloom_index_contains(index regclass, key anyelement): false if no row of
  * the index's table (any partition, for a partitioned index) holds the key,
- * true if one may.  On the coordinator of a Citus distributed table, the
- * shards' indexes answer (bfcitus.c).
+ * true if one may.  The call site keeps its checks, metapages and, for bulk
+ * probes, a copy of the bits (bfprobesite.c).  On the coordinator of a Citus
+ * distributed table, the shards' indexes answer (bfcitus.c).
  */
 PG_FUNCTION_INFO_V1(bf_index_contains);
 Datum
 bf_index_contains(PG_FUNCTION_ARGS)
 {
-	Oid			distributed;
-	Relation	rel = bf_open_index_ext(PG_GETARG_OID(0), true, &distributed);
-	BloomKeyType *kt = bloom_call_key_type(fcinfo, 1);
-	bool		found = false;
-	ListCell   *lc;
+	BfProbeSite *site = bf_probe_site(fcinfo);
+	Oid			distributed = bf_probe_site_distributed(site);
+	bool		found;
 
 	if (OidIsValid(distributed))
-		found = bf_citus_index_contains(rel, distributed, fcinfo);
-	else if (rel->rd_rel->relkind == RELKIND_INDEX)
-		found = bf_probe_leaf(rel, kt, PG_GETARG_DATUM(1));
-	else
 	{
-		foreach(lc, bf_leaf_indexes(rel))
-		{
-			/* a partition's index is read through its parent's privileges */
-			Relation	leaf = relation_open(lfirst_oid(lc), AccessShareLock);
+		Relation	rel = relation_open(PG_GETARG_OID(0), NoLock);
 
-			found = bf_probe_leaf(leaf, kt, PG_GETARG_DATUM(1));
-			relation_close(leaf, NoLock);
-			if (found)
-				break;
-		}
+		found = bf_citus_index_contains(rel, distributed, fcinfo);
+		relation_close(rel, NoLock);
 	}
-	relation_close(rel, NoLock);
+	else
+		found = bf_probe_site_test(site, PG_GETARG_DATUM(1));
 	PG_RETURN_BOOL(found);
 }
 

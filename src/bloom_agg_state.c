@@ -371,10 +371,40 @@ state_add(BloomAggState *s, MemoryContext cxt, uint64 h)
 }
 
 /*
+ * Give back the memory of list l, emptied, keeping a small one should more
+ * hashes come (a window aggregate goes on after its final function).  The
+ * lists can hold up to work_mem: freed before the filter is made, they and
+ * the filter are not held at once.
+ */
+static void
+list_shrink(HashList *l)
+{
+	Assert(l->n == 0);
+	if (l->max > INITIAL_HASHES)
+	{
+		MemoryContext cxt = GetMemoryChunkContext(l->h);
+
+		pfree(l->h);
+		bloom_agg_list_init(l, INITIAL_HASHES, cxt);
+	}
+}
+
+static void
+state_shrink_lists(BloomAggState *s)
+{
+	s->allocated = 0;
+	for (int i = 0; i < s->nlists; i++)
+	{
+		list_shrink(&s->lists[i]);
+		s->allocated += s->lists[i].max;
+	}
+}
+
+/*
  * A state that spilled, before its filter is made or it is serialized:
  * gather each partition (its temporary file and its lists in memory), drop
  * its duplicates, and keep it as the partition's one run in the file.  The
- * lists are left empty.  Returns the number of distinct hashes.
+ * lists are left empty, and small.  Returns the number of distinct hashes.
  */
 size_t
 bloom_agg_state_settle(BloomAggState *s, MemoryContext cxt)
@@ -402,6 +432,7 @@ bloom_agg_state_settle(BloomAggState *s, MemoryContext cxt)
 			memcpy(buf + at, l->h, l->n * sizeof(uint64));
 			at += l->n;
 			l->n = l->unique = 0;
+			list_shrink(l);
 		}
 		CHECK_FOR_INTERRUPTS();
 		scratch = bloom_alloc_big(cxt, bloom_unique_scratch(n) * sizeof(uint64), 0);
@@ -411,6 +442,7 @@ bloom_agg_state_settle(BloomAggState *s, MemoryContext cxt)
 		pfree(buf);
 		total += n;
 	}
+	state_shrink_lists(s);
 	return total;
 }
 
@@ -537,6 +569,7 @@ bloom_agg_state_final(BloomAggState *s, MemoryContext cxt)
 	if (s->filter)
 	{
 		bloom_agg_state_flush(s);
+		state_shrink_lists(s);
 		v = bloom_alloc_big(CurrentMemoryContext, VARSIZE(s->filter), 0);
 		memcpy(v, s->filter, VARSIZE(s->filter));
 		return v;

@@ -32,13 +32,14 @@ extern PGDLLEXPORT void _PG_init(void);	/* fmgr.h declares it from 16 on */
 
 /*
  * bloomfilter.cache_budget: the memory that one call site of bloom_contains
- * may keep of the stored filters it has read (bloom_cache.c).
+ * may keep of the stored filters it has read (bloom_cache.c), and one of
+ * bloom_index_contains of an index's bits (bfprobesite.c).
  */
 void
 _PG_init(void)
 {
 	DefineCustomIntVariable("bloomfilter.cache_budget",
-							"Memory one bloom_contains call site keeps of stored filters it has read.",
+							"Memory one bloom_contains or bloom_index_contains call site keeps of the filters it has read.",
 							"When the copies would outgrow it, the call site drops them and starts again.",
 							&bloom_cache_budget_kb,
 							256 * 1024, 0, MAX_KILOBYTES,

@@ -3,6 +3,7 @@
 # test/bench/run.sh: the bloomfilter benchmark suite.
 #
 #   bash test/bench/run.sh [--scale small|default|full] [--out FILE] [--no-build]
+#                          [--mem-keys "N ..."]
 #
 # Builds and installs the extension (test/deps.sh, make, make install, in a
 # copy of the tree; skip with --no-build), runs the core microbenchmark
@@ -16,12 +17,17 @@
 #   --scale default   about 5 minutes on 2 cores: the issue's sizes except
 #                     2M probe and build rows (not 10M) and pgbench 5 s (not 20)
 #   --scale full      the sizes of the issue: 10M probe rows, pgbench 20 s,
-#                     5 rounds; about 11 minutes (~4 GB RAM, ~4 GB disk)
+#                     5 rounds, and the memory of builds over 100M keys;
+#                     about 30 minutes (~4 GB RAM, ~5 GB disk)
+#   --mem-keys LIST   the distinct keys of test/bench/memory.sh's builds
+#                     (small: 1000000; default: 10000000; full: 10000000
+#                     100000000), e.g. "10000000 100000000" at default scale
 #
 # Needs root (packages, make install, a cluster run as user postgres, reading
 # the backend's /proc entry through pg_read_file as its superuser).
 # Environment: PG_CONFIG (default pg_config: the distribution's server;
-# installing into a server under /usr takes /tmp/bloomfilter-pgNN.lock).
+# installing into a server under /usr takes /tmp/bloomfilter-pgNN.lock);
+# BENCH_PORT, the cluster's port (default: the first free one from 55432).
 # Another server: PG_CONFIG=/path/pg-18/bin/pg_config (e.g. one unpacked by
 # test/matrix.sh --keep).
 # Not part of test/run-tests.sh: timings are reported, never asserted.
@@ -29,11 +35,12 @@
 set -euo pipefail
 
 usage() {
-	sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 scale=default
 out=
+mem_keys=
 build=1
 inside=0
 while [ $# -gt 0 ]; do
@@ -43,6 +50,8 @@ while [ $# -gt 0 ]; do
 		--out) out=${2:?--out needs a file name}; shift 2 ;;
 		--out=*) out=${1#--out=}; shift ;;
 		--no-build) build=0; shift ;;
+		--mem-keys) mem_keys=${2:?--mem-keys needs a list of key counts}; shift 2 ;;
+		--mem-keys=*) mem_keys=${1#--mem-keys=}; shift ;;
 		--inside) inside=1; shift ;;	# internal: run against the started cluster
 		-h | --help) usage; exit 0 ;;
 		*) echo "run.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
@@ -82,23 +91,31 @@ case "$scale" in
 		probe_rows=200000 big_keys=1000000 huge_keys=3000000
 		aj_existing=1000000 aj_incoming=100000
 		runs=3 pgbench_secs=2 micro_sizes="10000 1000000"
-		shared_buffers=1GB ;;
+		shared_buffers=1GB scale_mem_keys="1000000" ;;
 	default)
 		probe_rows=2000000 big_keys=10000000 huge_keys=100000000
 		aj_existing=10000000 aj_incoming=1000000
 		runs=3 pgbench_secs=5 micro_sizes="10000 1000000 10000000"
-		shared_buffers=2GB ;;
+		shared_buffers=2GB scale_mem_keys="10000000" ;;
 	full)
 		probe_rows=10000000 big_keys=10000000 huge_keys=100000000
 		aj_existing=10000000 aj_incoming=1000000
 		runs=5 pgbench_secs=20 micro_sizes="10000 1000000 100000000"
-		shared_buffers=4GB ;;
+		shared_buffers=4GB scale_mem_keys="10000000 100000000" ;;
 	*)
 		echo "run.sh: --scale must be small, default or full" >&2
 		exit 2 ;;
 esac
 huge_note=
 [ "$huge_keys" -ne 100000000 ] && huge_note=" (issue: 100M)"
+# the builds over 100M keys take minutes and 0.8 GB of temporary files:
+# --scale full, or asked for with --mem-keys
+mem_keys=${mem_keys:-$scale_mem_keys}
+for k in $mem_keys; do
+	case "$k" in
+		*[!0-9]* | '') echo "run.sh: --mem-keys takes key counts, e.g. \"10000000 100000000\"" >&2; exit 2 ;;
+	esac
+done
 single_name="single-key probe: pgbench -M prepared, 1 client, ${pgbench_secs} s, mean latency, $(n "$huge_keys")-key filter${huge_note} (baseline: 1 KB filter)"
 header_bytes=$(sed -n 's/^#define[[:space:]]*BLOOM_HEADER_SIZE[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$ROOT/src/bloom.h")
 : "${header_bytes:?cannot find BLOOM_HEADER_SIZE in src/bloom.h}"
@@ -205,6 +222,13 @@ if [ "$inside" -eq 1 ]; then
 	mem "probe: bigint keys, $(n "$huge_keys")-key filter, $rows rows" "$serial" \
 		"SELECT count(*) FROM bench_probe_int WHERE bloom_contains((SELECT f FROM bench_filters WHERE name = 'int_huge'), key)"
 
+	# the memory of serial builds against their filters (issue 12): one
+	# build per fresh connection, unsized and sized, work_mem 4MB and 64MB;
+	# 3 rounds at every scale (a 100M-key build takes about a minute)
+	log "build memory against the filter's size: $mem_keys keys (test/bench/memory.sh)"
+	bash "$BENCH/memory.sh" --keys "$mem_keys" --work-mem "4MB 64MB" \
+		--rounds 3 >"$BENCH_TMP/memory.md"
+
 	psql -XAtq -c "SELECT format('- %s: %s', what, value) FROM bench.sizes ORDER BY ord" \
 		>"$BENCH_TMP/sizes.md"
 	bpsql -At -f "$BENCH/report.sql" >"$BENCH_TMP/results.md"
@@ -288,7 +312,11 @@ free_port() {
 	done
 	return 1
 }
-PGPORT=$(free_port) || { echo "run.sh: no free port in 55432-55731" >&2; exit 1; }
+if [ -n "${BENCH_PORT:-}" ]; then
+	PGPORT=$BENCH_PORT
+else
+	PGPORT=$(free_port) || { echo "run.sh: no free port in 55432-55731" >&2; exit 1; }
+fi
 mkdir "$BENCH_TMP/sock" "$BENCH_TMP/data"
 chown postgres: "$BENCH_TMP/sock" "$BENCH_TMP/data"
 as_pg "$bindir/initdb" -D "$BENCH_TMP/data" -A trust -E UTF8 --locale=C.UTF-8 \
@@ -301,7 +329,7 @@ as_pg "$bindir/pg_ctl" -D "$BENCH_TMP/data" -w -l "$BENCH_TMP/sock/server.log" \
 	-o "-p $PGPORT -k $BENCH_TMP/sock -c listen_addresses=''" start >/dev/null ||
 	{ echo "run.sh: the server did not start" >&2; cat "$BENCH_TMP/sock/server.log" >&2; exit 1; }
 PATH="$bindir:$PATH" PGHOST="$BENCH_TMP/sock" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
-	bash "$BENCH/run.sh" --inside --scale "$scale" >&2
+	bash "$BENCH/run.sh" --inside --scale "$scale" --mem-keys "$mem_keys" >&2
 
 # ---------------------------------------------------------------------------
 # the report
@@ -343,6 +371,8 @@ diffs=()
 	cat "$BENCH_TMP/sizes.md"
 	echo
 	cat "$BENCH_TMP/results.md"
+	echo
+	cat "$BENCH_TMP/memory.md"
 	echo
 	echo "## Core microbenchmark (outside PostgreSQL; median of $runs; cc -O2; 8-byte integer keys, XXH3-64 then bloom_set_hash / bloom_test_hash; filters sized for 1%)"
 	echo

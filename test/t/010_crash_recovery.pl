@@ -35,8 +35,11 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
 use File::Basename qw(dirname);
+
+use FindBin;
+use lib $FindBin::RealBin;
+use BloomSessions qw(start_session stop_sessions);
 
 my $node = PostgreSQL::Test::Cluster->new('crash');
 $node->init;
@@ -64,22 +67,6 @@ CALL add_keys(0, 0, 13, ARRAY[1,2,3,4,5,6,7,8,9,10,11,12,13]);
 my $bulk_md5 = $node->safe_psql('postgres',
 	q{SELECT string_agg(id || ':' || md5(f::bytea), ' ' ORDER BY id) FROM bulk});
 
-my $psql = $node->installed_command('psql');
-
-# Starts a psql running $sql with application_name $name, in the background.
-sub start_session
-{
-	my ($name, $sql) = @_;
-	my ($in, $out, $err) = ('', '', '');
-	my $h = IPC::Run::start(
-		[
-			$psql, '-X', '-v', 'ON_ERROR_STOP=1', '-c', $sql,
-			'-d', $node->connstr('postgres') . " application_name=$name"
-		],
-		'<', \$in, '>', \$out, '2>', \$err);
-	return { name => $name, h => $h, out => \$out, err => \$err };
-}
-
 # Starts the bulk build and the updaters of round $rnd, waits until all are
 # under way, and returns the sessions and the number of keys committed by
 # then (a lower bound of what must survive).
@@ -87,15 +74,16 @@ sub start_load
 {
 	my ($rnd) = @_;
 	my @sessions = (
-		start_session('bulk',
+		start_session($node, 'bulk',
 			    "INSERT INTO bulk SELECT 100 + $rnd, 1000000000, "
 			  . 'bloom_agg(g, 50000000, 0.01) '
 			  . 'FROM (SELECT generate_series(1, 1000000000) AS g) AS s'),
-		start_session('upd1',
+		start_session($node, 'upd1',
 			"CALL add_keys(1, $rnd, 1000000, ARRAY[1,2,3,7,8,9])"),
-		start_session('upd2',
+		start_session($node, 'upd2',
 			"CALL add_keys(2, $rnd, 1000000, ARRAY[4,5,6,10,11,12])"),
-		start_session('upd3', "CALL add_keys(3, $rnd, 1000000, ARRAY[13])"));
+		start_session($node, 'upd3',
+			"CALL add_keys(3, $rnd, 1000000, ARRAY[13])"));
 
 	# under way: the bulk build has run for a second, and every updater has
 	# committed some keys
@@ -120,10 +108,9 @@ SELECT (SELECT count(*) FROM pg_stat_activity
 sub reap
 {
 	my ($sessions) = @_;
+	stop_sessions(@$sessions);
 	for my $s (@$sessions)
 	{
-		eval { $s->{h}->finish; };
-		$s->{h}->kill_kill if $s->{h}->pumpable;
 		like(
 			${ $s->{err} },
 			qr/server closed the connection|terminating connection|connection to server was lost/,

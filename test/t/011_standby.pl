@@ -31,8 +31,11 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
 use File::Basename qw(dirname);
+
+use FindBin;
+use lib $FindBin::RealBin;
+use BloomSessions qw(start_session stop_sessions);
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);
@@ -63,22 +66,6 @@ $standby->start;
 $primary->safe_psql('postgres',
 	"CREATE EXTENSION bloomfilter;\n"
 	  . slurp_file(dirname(__FILE__) . '/data/writers.sql'));
-
-my $psql = $primary->installed_command('psql');
-
-# Runs $sql in a psql in the background, with application_name $name.
-sub start_session
-{
-	my ($name, $sql) = @_;
-	my ($in, $out, $err) = ('', '', '');
-	my $h = IPC::Run::start(
-		[
-			$psql, '-X', '-v', 'ON_ERROR_STOP=1', '-c', $sql,
-			'-d', $primary->connstr('postgres') . " application_name=$name"
-		],
-		'<', \$in, '>', \$out, '2>', \$err);
-	return { name => $name, h => $h, out => \$out, err => \$err };
-}
 
 # What both servers must answer alike: per filter its bytes, its header and
 # estimates, how many of 20,000 probes it answers "maybe" to, and how many
@@ -163,7 +150,7 @@ ROLLBACK;
 });
 
 my @sessions = map {
-	start_session("upd$_",
+	start_session($primary, "upd$_",
 		"CALL add_keys($_, 1, 400, ARRAY[1,2,3,4,5,6,7,8,9,10,11,12,13])")
 } 1 .. 3;
 for my $s (@sessions)
@@ -193,12 +180,12 @@ compare('phase 1');
 # the bulk build's backend.
 #
 @sessions = (
-	start_session('bulk',
+	start_session($primary, 'bulk',
 		    'INSERT INTO bulk SELECT 100, 1000000000, '
 		  . 'bloom_agg(g, 50000000, 0.01) '
 		  . 'FROM (SELECT generate_series(1, 1000000000) AS g) AS s'),
 	map {
-		start_session("upd$_",
+		start_session($primary, "upd$_",
 			"CALL add_keys($_, 2, 1000000, ARRAY[1,2,3,4,5,6,7,8,9,10,11,12,13])"
 		)
 	} 1 .. 3);
@@ -217,11 +204,7 @@ my $log_offset = -s $primary->logfile;
 ok(kill('KILL', $pid), "phase 2: SIGKILL of the bulk build's backend $pid");
 $primary->wait_for_log(qr/database system is ready to accept connections/,
 	$log_offset);
-for my $s (@sessions)
-{
-	eval { $s->{h}->finish; };
-	$s->{h}->kill_kill if $s->{h}->pumpable;
-}
+stop_sessions(@sessions);
 cmp_ok(
 	$primary->safe_psql('postgres', 'SELECT count(*) FROM key_log WHERE round = 2'),
 	'>=', $committed,

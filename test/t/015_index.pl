@@ -27,7 +27,10 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
+
+use FindBin;
+use lib $FindBin::RealBin;
+use BloomSessions qw(start_session stop_sessions);
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);
@@ -70,28 +73,13 @@ BEGIN
 END $$;
 });
 
-my $psql = $primary->installed_command('psql');
-
-# Runs $sql in a psql in the background, with application_name $name.
-sub start_session
-{
-	my ($name, $sql) = @_;
-	my ($in, $out, $err) = ('', '', '');
-	my $h = IPC::Run::start(
-		[
-			$psql, '-X', '-v', 'ON_ERROR_STOP=1', '-c', $sql,
-			'-d', $primary->connstr('postgres') . " application_name=$name"
-		],
-		'<', \$in, '>', \$out, '2>', \$err);
-	return { name => $name, h => $h, err => \$err };
-}
-
 #
 # 1. Immediate shutdown in the middle of concurrent inserts and a COPY
 #
-my @sessions = map { start_session("w$_", "CALL writer($_, 1000000)") } 1 .. 4;
+my @sessions =
+  map { start_session($primary, "w$_", "CALL writer($_, 1000000)") } 1 .. 4;
 push @sessions,
-  start_session('copy',
+  start_session($primary, 'copy',
 	q{COPY keys (k) FROM PROGRAM 'seq 900000001 902000000'});
 
 ok( $primary->poll_query_until(
@@ -106,11 +94,7 @@ my $layers_before =
 my $committed = $primary->safe_psql('postgres', q{SELECT sum(n) FROM done});
 
 $primary->stop('immediate');
-for my $s (@sessions)
-{
-	eval { $s->{h}->finish; };
-	$s->{h}->kill_kill if $s->{h}->pumpable;
-}
+stop_sessions(@sessions);
 $primary->start;
 
 is($primary->safe_psql('postgres', q{SELECT bloom_index_verify('keys_bf')}),
@@ -145,7 +129,8 @@ is($primary->safe_psql('postgres', q{SELECT bloom_index_verify('keys_bf')}),
 #
 my $oid_before = $primary->safe_psql('postgres',
 	q{SELECT 'keys_bf'::regclass::oid || ' ' || 'regions_bf'::regclass::oid});
-my @writers = map { start_session("r$_", "CALL writer($_, 1000000)") } 5 .. 7;
+my @writers =
+  map { start_session($primary, "r$_", "CALL writer($_, 1000000)") } 5 .. 7;
 ok( $primary->poll_query_until(
 		'postgres', q{SELECT count(*) = 3 FROM done WHERE who >= 5 AND n >= 100}),
 	'three writers under way');
@@ -158,11 +143,7 @@ ok( $primary->poll_query_until(
 	'the writers go on after the REINDEX');
 $primary->safe_psql('postgres',
 	q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name IN ('r5', 'r6', 'r7')});
-for my $s (@writers)
-{
-	eval { $s->{h}->finish; };
-	$s->{h}->kill_kill if $s->{h}->pumpable;
-}
+stop_sessions(@writers);
 isnt($primary->safe_psql('postgres',
 		q{SELECT 'keys_bf'::regclass::oid || ' ' || 'regions_bf'::regclass::oid}),
 	$oid_before, 'REINDEX CONCURRENTLY swapped in new indexes');

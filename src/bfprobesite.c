@@ -1,0 +1,284 @@
+/*-------------------------------------------------------------------------
+ *
+ * bfprobesite.c
+ *	  What a call site of bloom_index_contains keeps between rows: the checks
+ *	  already passed, the metapages already read, and, once a bulk probe has
+ *	  read about as many pages as the index holds, a copy of its bits.
+ *
+ * A probe of one key must open the index, check the caller's privileges and
+ * the key's family, read the metapage and one page per layer.  Done for
+ * every row of a join, that costs many times a probe of a stored bloom value
+ * of the same keys.  So a call site (fn_extra) does the checks and reads the
+ * metapages once, and, once the pages it has read per row add up to the
+ * index's size, reads every layer once into memory and probes that, within
+ * bloomfilter.cache_budget: at most about twice the better of the two.
+ *
+ * Why that still finds every key committed before the snapshot.  A key's
+ * bits are set, in a layer the metapage already names, before its
+ * transaction commits, and bits are never cleared; a layer, once named, is
+ * named until the index is rebuilt.  Whatever is read after the snapshot was
+ * taken (the metapage, or a page when it is copied) therefore holds every
+ * key of a transaction committed before it.  So the call site's metapages and
+ * copy serve as long as the snapshot is the same: the same transaction and
+ * subtransaction (so that the lock taken when they were read, which keeps the
+ * index from being dropped or rebuilt, is still held), the same user (the
+ * privilege check), and a snapshot that sees the same transactions (same
+ * xmin, xmax, command and count of completed transactions; a restored
+ * snapshot, with no count, only if it is the very same one).  A new snapshot
+ * (the next statement of a function in READ COMMITTED) reads them again.
+ * Like any query, a probe does not promise to see rows its own statement
+ * writes.
+ *
+ * Copyright (c) 2026, the bloomfilter developers
+ *
+ * IDENTIFICATION
+ *	  src/bfprobesite.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "storage/proc.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+#include "bfindex.h"
+
+#if PG_VERSION_NUM >= 170000
+#define MY_LXID		(MyProc->vxid.lxid)
+#else
+#define MY_LXID		(MyProc->lxid)
+#endif
+
+/* One leaf index as the call site knows it. */
+typedef struct SiteLeaf
+{
+	Oid			relid;
+	BfMetaPageData meta;
+	const uint8 *bits[BF_MAX_LAYERS];	/* the copy of each layer, once read */
+} SiteLeaf;
+
+struct BfProbeSite
+{
+	BloomKeyType kt;			/* the key argument's type, set up once */
+	MemoryContext cxt;			/* holds leaves and copies; reset at setup */
+
+	/* what the checks, metapages and copies were made for */
+	bool		valid;
+	Oid			indexoid;
+	Oid			userid;
+	LocalTransactionId lxid;
+	SubTransactionId subxid;
+	Snapshot	snap;			/* compared only when it has no count */
+	TransactionId xmin;
+	TransactionId xmax;
+	CommandId	curcid;
+	uint64		completions;
+
+	Oid			distributed;	/* a Citus table: the shards answer */
+	int			nleaves;
+	SiteLeaf   *leaves;
+	bool		copied;			/* every layer of every leaf is in memory */
+	uint64		copy_pages;		/* pages a copy reads; 0: over the budget */
+	uint64		pages_read;		/* by probes since the metapages were read */
+};
+
+/* Is what the call site holds still good for this call? */
+static inline bool
+site_current(BfProbeSite *s, Oid indexoid)
+{
+	Snapshot	snap;
+
+	if (!s->valid || s->indexoid != indexoid || s->lxid != MY_LXID ||
+		s->subxid != GetCurrentSubTransactionId() || s->userid != GetUserId() ||
+		!ActiveSnapshotSet())
+		return false;
+	snap = GetActiveSnapshot();
+	return snap->xmin == s->xmin && snap->xmax == s->xmax &&
+		snap->curcid == s->curcid &&
+		snap->snapXactCompletionCount == s->completions &&
+		(s->completions != 0 || snap == s->snap);
+}
+
+/*
+ * Check the index and the caller, and read the metapage of every leaf
+ * index, for the snapshot at hand.  The locks taken are kept to the end of
+ * the transaction.  Left invalid if anything fails.
+ */
+static void
+site_setup(BfProbeSite *s, Oid indexoid, FunctionCallInfo fcinfo)
+{
+	Relation	rel;
+	List	   *leaves;
+	ListCell   *lc;
+	int			n = 0;
+	Size		bytes = 0;
+	Snapshot	snap;
+
+	s->valid = false;
+	MemoryContextReset(s->cxt);
+	s->nleaves = 0;
+	s->leaves = NULL;
+	s->copied = false;
+	s->copy_pages = s->pages_read = 0;
+
+	rel = bf_open_index_ext(indexoid, true, &s->distributed);
+	bloom_arg_key_type(fcinfo, 1, &s->kt);
+	if (!OidIsValid(s->distributed))
+	{
+		leaves = bf_leaf_indexes(rel);
+		s->leaves = MemoryContextAllocZero(s->cxt,
+										   Max(list_length(leaves), 1) * sizeof(SiteLeaf));
+		foreach(lc, leaves)
+		{
+			SiteLeaf   *l = &s->leaves[n++];
+			/* a partition's index is read through its parent's privileges */
+			Relation	leaf = lfirst_oid(lc) == indexoid ? rel :
+				relation_open(lfirst_oid(lc), AccessShareLock);
+
+			l->relid = lfirst_oid(lc);
+			bf_read_meta(leaf, &l->meta);
+			bf_check_family(&l->meta, &s->kt);
+			for (uint32 i = 0; i < l->meta.nlayers; i++)
+			{
+				s->copy_pages += l->meta.layers[i].npages;
+				bytes += l->meta.layers[i].nblocks * BLOOM_BLOCK_BYTES;
+			}
+			if (leaf != rel)
+				relation_close(leaf, NoLock);
+		}
+		s->nleaves = n;
+		if (bytes > (Size) bloom_cache_budget_kb * 1024)
+			s->copy_pages = 0;
+	}
+	relation_close(rel, NoLock);
+
+	/* without a snapshot, nothing is kept: every call checks and reads anew */
+	if (!ActiveSnapshotSet())
+		return;
+	snap = GetActiveSnapshot();
+	s->indexoid = indexoid;
+	s->userid = GetUserId();
+	s->lxid = MY_LXID;
+	s->subxid = GetCurrentSubTransactionId();
+	s->snap = snap;
+	s->xmin = snap->xmin;
+	s->xmax = snap->xmax;
+	s->curcid = snap->curcid;
+	s->completions = snap->snapXactCompletionCount;
+	s->valid = true;
+}
+
+/*
+ * The call site of bloom_index_contains(fcinfo), checked and current for
+ * this call: the index is a bloomfilter index (or a partitioned index of
+ * them) that the user may read, the key's family is the index's, and the
+ * metapages are as of this snapshot.
+ */
+BfProbeSite *
+bf_probe_site(FunctionCallInfo fcinfo)
+{
+	BfProbeSite *s = (BfProbeSite *) fcinfo->flinfo->fn_extra;
+	Oid			indexoid = PG_GETARG_OID(0);
+
+	if (unlikely(s == NULL))
+	{
+		s = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfProbeSite));
+		s->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
+									   "bloom_index_contains call site",
+									   ALLOCSET_DEFAULT_SIZES);
+		fcinfo->flinfo->fn_extra = s;
+	}
+	if (!site_current(s, indexoid))
+		site_setup(s, indexoid, fcinfo);
+	return s;
+}
+
+/* A Citus distributed table whose shards must answer, or InvalidOid. */
+Oid
+bf_probe_site_distributed(BfProbeSite *s)
+{
+	return s->distributed;
+}
+
+/* Read every layer of every leaf into memory. */
+static void
+site_copy(BfProbeSite *s)
+{
+	for (int n = 0; n < s->nleaves; n++)
+	{
+		SiteLeaf   *l = &s->leaves[n];
+		Relation	rel = relation_open(l->relid, NoLock);
+
+		for (uint32 i = 0; i < l->meta.nlayers; i++)
+		{
+			const BfLayer *layer = &l->meta.layers[i];
+			Size		size = layer->nblocks * BLOOM_BLOCK_BYTES;
+			uint8	   *bits = (uint8 *)
+				TYPEALIGN(BLOOM_BLOCK_BYTES,
+						  bloom_alloc_big(s->cxt, size + BLOOM_BLOCK_BYTES, 0));
+
+			for (BlockNumber p = 0; p < layer->npages; p++)
+			{
+				uint64		first = (uint64) p * BF_BLOCKS_PER_PAGE;
+				uint64		nblocks = Min(BF_BLOCKS_PER_PAGE, layer->nblocks - first);
+				Buffer		buf = bf_read_page(rel, layer, i, p);
+
+				memcpy(bits + first * BLOOM_BLOCK_BYTES,
+					   BfPageGetBits(BufferGetPage(buf)),
+					   nblocks * BLOOM_BLOCK_BYTES);
+				UnlockReleaseBuffer(buf);
+				CHECK_FOR_INTERRUPTS();
+			}
+			l->bits[i] = bits;
+		}
+		relation_close(rel, NoLock);
+	}
+	s->copied = true;
+}
+
+/* Is the key possibly in some leaf index of the call site? */
+bool
+bf_probe_site_test(BfProbeSite *s, Datum key)
+{
+	uint64		seed = 0;
+	uint64		h = 0;
+	bool		hashed = false;
+
+	if (!s->copied && s->copy_pages > 0 && s->pages_read >= s->copy_pages)
+		site_copy(s);
+
+	for (int n = 0; n < s->nleaves; n++)
+	{
+		SiteLeaf   *l = &s->leaves[n];
+		bool		found;
+
+		if (!hashed || l->meta.seed != seed)
+		{
+			seed = l->meta.seed;
+			h = bloom_key_hash(&s->kt, key, seed);
+			hashed = true;
+		}
+		if (s->copied)
+		{
+			found = false;
+			for (uint32 i = 0; i < l->meta.nlayers && !found; i++)
+				found = bloom_test_hash(l->bits[i], l->meta.layers[i].nblocks,
+										(int) l->meta.layers[i].k, h);
+		}
+		else
+		{
+			Relation	rel = relation_open(l->relid, NoLock);
+
+			found = bf_probe_hash(rel, &l->meta, h);
+			relation_close(rel, NoLock);
+			s->pages_read += l->meta.nlayers;
+		}
+		if (found)
+			return true;
+	}
+	return false;
+}
