@@ -18,6 +18,10 @@
  */
 #include "postgres.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
@@ -443,6 +447,16 @@ bloom_agg_state_settle(BloomAggState *s, MemoryContext cxt)
 		total += n;
 	}
 	state_shrink_lists(s);
+#ifdef __GLIBC__
+
+	/*
+	 * glibc keeps the lists and partition buffers just freed in its heap (its
+	 * threshold for giving large chunks their own mapping rises with each
+	 * one freed), where the filter, larger, cannot reuse them: give them
+	 * back to the system before the filter is made.
+	 */
+	malloc_trim(0);
+#endif
 	return total;
 }
 
