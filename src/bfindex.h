@@ -56,10 +56,10 @@
  * layer; probes test every layer.
  *
  * BF_RATE_SHARE was 0.9 until 0.92 kept a layer within 1.1 x
- * bloom_size(capacity, rate) (1.0973 at 2M keys, at most 1.0990 from 1M to
- * 100M; 0.9 gave 1.1006 at 2M).  A layer's k, blocks and rate are written
- * to the metapage when the layer is added and never recomputed; a new layer
- * is planned from the index's rate with the share of the code that adds it.
+ * bloom_size(capacity, rate) (docs/index.md).  A layer's k, blocks and
+ * rate are written to the metapage when the layer is added and never
+ * recomputed; a new layer is planned from the index's rate with the share
+ * of the code that adds it.
  * So an index whose first layers were planned under 0.9 and whose later
  * ones under 0.92 has layer i at a rate of at most rate * 0.92 *
  * (1 - BF_TIGHTEN) * BF_TIGHTEN^i, and the sum of its layers' rates stays
