@@ -16,10 +16,8 @@
 #    "# run-tests: alone" (they time themselves) run with nothing beside them,
 # 5. for PostgreSQL 16 and 18 (and any other ../shared/pg/pg-NN.tar.gz):
 #    builds with -Werror and runs the regression and isolation suites in a
-#    private server of that version (test/matrix.sh), in the background
-#    from the install on too (each its own copy, server and port; printed
-#    in their place); skipped, with a message, where the tarball is absent
-#    (a clone without ../shared),
+#    private server of that version (test/matrix.sh); skipped, with a
+#    message, where the tarball is absent (a clone without ../shared),
 # 6. runs a short load test (test/load/run.sh -T 10: 8 writers, no lost key),
 # 7. replays the fuzzer's inputs (test/fuzz/run.sh --replay),
 # 8. runs test/citus/run.sh (a Citus coordinator and two workers from
@@ -65,7 +63,6 @@ status=0
 tapdir=
 tap_pid=
 citus_pid=
-declare -A matrix_pid
 
 # (with the seconds since the start, to keep an eye on the run's length)
 heading() {
@@ -77,9 +74,6 @@ finish() {
 	# an early exit: end the TAP tests still running in the background
 	[ -n "$tap_pid" ] && kill -- -"$tap_pid" 2>/dev/null
 	[ -n "$citus_pid" ] && kill -- -"$citus_pid" 2>/dev/null
-	for v in "${!matrix_pid[@]}"; do
-		kill -- -"${matrix_pid[$v]}" 2>/dev/null
-	done
 	rm -rf "$LOGDIR"
 	echo
 	echo "run time: ${SECONDS} s"
@@ -266,31 +260,6 @@ set -m
 citus_pid=$!
 set +m
 
-# The other supported major versions: each prebuilt server in ../shared/pg
-# (beside the clone in CI; see its README), built with -Werror and tested
-# (regression and isolation suites) in a private server by test/matrix.sh,
-# in the background too: a regression suite keeps one backend busy, so the
-# versions side by side use both cores.  A user's clone has no ../shared:
-# those versions are skipped, and say so.
-matrix_dir=${MATRIX_DIR:-$ROOT/../shared/pg}
-# (a clone elsewhere on the machine that holds /work/shared)
-[ -z "${MATRIX_DIR:-}" ] && [ ! -d "$matrix_dir" ] && [ -d /work/shared/pg ] && matrix_dir=/work/shared/pg
-matrix_versions=$( (printf '%s\n' $MATRIX_MAJORS
-	for t in "$matrix_dir"/pg-*.tar.gz; do
-		[ -f "$t" ] && basename "$t" .tar.gz | sed 's/^pg-//'
-	done) | sort -n -u)
-for v in $matrix_versions; do
-	[ -f "$matrix_dir/pg-$v.tar.gz" ] || continue
-	echo "test/matrix.sh for PostgreSQL $v started in the background"
-	set -m
-	(
-		bash test/matrix.sh "$matrix_dir/pg-$v.tar.gz" >"$LOGDIR/matrix-$v.log" 2>&1 </dev/null
-		echo $? >"$LOGDIR/matrix-$v.rc"
-	) &
-	matrix_pid[$v]=$!
-	set +m
-done
-
 # ---------------------------------------------------------------------------
 heading "Regression tests (pg_virtualenv make installcheck, PostgreSQL $pg_major)"
 rm -rf results regression.diffs regression.out output_iso
@@ -314,19 +283,26 @@ if [ "$rc" -ne 0 ]; then
 fi
 
 # ---------------------------------------------------------------------------
-# The other supported major versions, started in the background at the
-# install (see matrix_versions): printed and counted here, in order.
+# The other supported major versions: each prebuilt server in ../shared/pg
+# (beside the clone in CI; see its README), built with -Werror and tested
+# (regression and isolation suites) in a private server by test/matrix.sh.
+# A user's clone has no ../shared: those versions are skipped, and say so.
+matrix_dir=${MATRIX_DIR:-$ROOT/../shared/pg}
+# (a clone elsewhere on the machine that holds /work/shared)
+[ -z "${MATRIX_DIR:-}" ] && [ ! -d "$matrix_dir" ] && [ -d /work/shared/pg ] && matrix_dir=/work/shared/pg
+matrix_versions=$( (printf '%s\n' $MATRIX_MAJORS
+	for t in "$matrix_dir"/pg-*.tar.gz; do
+		[ -f "$t" ] && basename "$t" .tar.gz | sed 's/^pg-//'
+	done) | sort -n -u)
 for v in $matrix_versions; do
 	tarball="$matrix_dir/pg-$v.tar.gz"
 	if [ ! -f "$tarball" ]; then
 		heading "PostgreSQL $v: skipped: no ${MATRIX_DIR:-../shared/pg}/pg-$v.tar.gz"
 		continue
 	fi
-	heading "Build (-Werror) and regression tests on PostgreSQL $v (test/matrix.sh, run in the background since the install)"
-	wait "${matrix_pid[$v]}"
-	unset "matrix_pid[$v]"
-	cat "$LOGDIR/matrix-$v.log"
-	rc=$(cat "$LOGDIR/matrix-$v.rc" 2>/dev/null || echo 1)
+	heading "Build (-Werror) and regression tests on PostgreSQL $v (test/matrix.sh)"
+	bash test/matrix.sh "$tarball" 2>&1 | tee "$LOGDIR/matrix-$v.log"
+	rc=${PIPESTATUS[0]}
 	# count pg_regress's lines only, not those of the diffs printed after them
 	sed '/^==== .*regression\.diffs$/,$d' "$LOGDIR/matrix-$v.log" >"$LOGDIR/matrix-$v.results"
 	read -r p f < <(count_regress "$LOGDIR/matrix-$v.results")
