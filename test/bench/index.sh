@@ -108,6 +108,24 @@ T0=$(date +%s)
 log() { printf '[index bench %4ds] %s\n' $(($(date +%s) - T0)) "$*" >&2; }
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
+# One pgbench run of the insert script $1 (--clients, --secs, -M prepared,
+# synchronous_commit off, and the server options $2), after a CHECKPOINT so
+# that every run starts with the same full-page images to write: prints
+# "inserts/s WAL-bytes-per-insert", or fails (with pgbench's output) if
+# pgbench did not run.
+pgbench_inserts() {
+	local lsn0 lsn1 out tps n
+	q -c CHECKPOINT
+	lsn0=$(q -c 'SELECT pg_current_wal_lsn()')
+	out=$(PGOPTIONS="-c synchronous_commit=off $2" \
+		pgbench -n -M prepared -c "$clients" -j "$clients" -T "$secs" -f "$1" 2>&1)
+	lsn1=$(q -c 'SELECT pg_current_wal_lsn()')
+	tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<<"$out" | head -1)
+	n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' <<<"$out")
+	[ -n "$n" ] && [ "$n" -gt 0 ] || { echo "index.sh: pgbench failed:" >&2; echo "$out" >&2; exit 1; }
+	echo "$tps $(q -c "SELECT round(pg_wal_lsn_diff('$lsn1', '$lsn0') / $n)")"
+}
+
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 log "server: $(q -c 'SELECT version()')"
@@ -151,14 +169,8 @@ if run insert; then
 		for i in 0 1 2; do
 			v=${variants[$(((i + r) % 3))]}
 			printf '\\set k random(1, 9000000000000000000)\nINSERT INTO bench_ins_%s VALUES (:k);\n' "$v" >"$tmp/ins.sql"
-			q -c CHECKPOINT
-			lsn0=$(q -c 'SELECT pg_current_wal_lsn()')
-			out1=$(PGOPTIONS='-c synchronous_commit=off' pgbench -n -M prepared -c "$clients" -j "$clients" \
-				-T "$secs" -f "$tmp/ins.sql" 2>&1)
-			lsn1=$(q -c 'SELECT pg_current_wal_lsn()')
-			tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<<"$out1" | head -1)
-			n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' <<<"$out1")
-			wal=$(q -c "SELECT round(pg_wal_lsn_diff('$lsn1', '$lsn0') / $n)")
+			run_out=$(pgbench_inserts "$tmp/ins.sql" "") || exit 1
+			read -r tps wal <<<"$run_out"
 			log "   round $r $v: $tps inserts/s, $wal WAL bytes/insert"
 			echo "$tps" >>"$tmp/tps_$v"
 			echo "$wal" >>"$tmp/wal_$v"
@@ -366,15 +378,8 @@ if run recipe; then
 	for r in $(seq 1 "$rounds"); do
 		for i in 0 1 2; do
 			v=${recipe_variants[$(((i + r) % 3))]}
-			q -c CHECKPOINT
-			lsn0=$(q -c 'SELECT pg_current_wal_lsn()')
-			out1=$(PGOPTIONS="-c synchronous_commit=off -c search_path=bench_recipe_$v,public" \
-				pgbench -n -M prepared -c "$clients" -j "$clients" -T "$secs" -f "$tmp/recipe.sql" 2>&1)
-			lsn1=$(q -c 'SELECT pg_current_wal_lsn()')
-			tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<<"$out1" | head -1)
-			n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' <<<"$out1")
-			[ -n "$n" ] && [ "$n" -gt 0 ] || { echo "index.sh: pgbench failed:" >&2; echo "$out1" >&2; exit 1; }
-			wal=$(q -c "SELECT round(pg_wal_lsn_diff('$lsn1', '$lsn0') / $n)")
+			run_out=$(pgbench_inserts "$tmp/recipe.sql" "-c search_path=bench_recipe_$v,public") || exit 1
+			read -r tps wal <<<"$run_out"
 			log "   round $r recipe $v: $tps inserts/s, $wal WAL bytes/insert"
 			q -c "VACUUM bench_recipe_$v.orders"
 			[ "$v" = filters ] && q -c "VACUUM bench_recipe_filters.order_filters"
