@@ -31,26 +31,35 @@
  * the 2 MB pages inside a large chunk marked for transparent huge pages.
  * The aggregate's filters, hash lists and serialized states are written
  * once, whole, into fresh memory: on 4 kB pages that is a page fault every
- * 4 kB, and on the build machine's VM the faults cost more than the writes
- * (a worker's 12 MB state took 120 ms to copy).  Advice only: where the
- * kernel has no huge pages, nothing changes.
+ * 4 kB, and on a virtual machine the faults can cost more than the writes.
+ * The advice only counts for pages not yet touched, so a zeroed chunk is
+ * zeroed after it.  Advice only: where the kernel has no huge pages,
+ * nothing changes.
  */
 void *
 bloom_alloc_big(MemoryContext cxt, Size size, int flags)
 {
-	void	   *p = MemoryContextAllocExtended(cxt, size, MCXT_ALLOC_HUGE | flags);
-
 #ifdef MADV_HUGEPAGE
 	if (size >= HUGE_MIN_SIZE)
 	{
-		uintptr_t	start = TYPEALIGN(HUGE_PAGE, (uintptr_t) p);
-		uintptr_t	end = TYPEALIGN_DOWN(HUGE_PAGE, (uintptr_t) p + size);
+		void	   *p;
+		uintptr_t	start;
+		uintptr_t	end;
 
+		p = MemoryContextAllocExtended(cxt, size,
+									   MCXT_ALLOC_HUGE | (flags & ~MCXT_ALLOC_ZERO));
+		if (p == NULL)
+			return NULL;		/* MCXT_ALLOC_NO_OOM */
+		start = TYPEALIGN(HUGE_PAGE, (uintptr_t) p);
+		end = TYPEALIGN_DOWN(HUGE_PAGE, (uintptr_t) p + size);
 		if (end > start)
 			(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+		if (flags & MCXT_ALLOC_ZERO)
+			memset(p, 0, size);
+		return p;
 	}
 #endif
-	return p;
+	return MemoryContextAllocExtended(cxt, size, MCXT_ALLOC_HUGE | flags);
 }
 
 /* Allocate an empty filter (all bits zero) with the given geometry. */

@@ -22,6 +22,14 @@
 #   --mem-keys LIST   the distinct keys of test/bench/memory.sh's builds
 #                     (small: 1000000; default: 10000000; full: 10000000
 #                     100000000), e.g. "10000000 100000000" at default scale
+#   --huge-pages      reserve huge pages for the cluster's shared buffers
+#                     (vm.nr_hugepages, put back on exit) and start it with
+#                     huge_pages=on.  Without them each parallel worker maps
+#                     the shared buffers it reads 4 kB at a time, which on a
+#                     VM can cost more than its share of the scan: the
+#                     parallel rows then measure the page faults.  By default
+#                     the cluster takes huge pages only if some are reserved
+#                     already (huge_pages=try).
 #
 # Needs root (packages, make install, a cluster run as user postgres, reading
 # the backend's /proc entry through pg_read_file as its superuser).
@@ -35,7 +43,7 @@
 set -euo pipefail
 
 usage() {
-	sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 scale=default
@@ -43,6 +51,7 @@ out=
 mem_keys=
 build=1
 inside=0
+huge=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--scale) scale=${2:?--scale needs small, default or full}; shift 2 ;;
@@ -50,6 +59,7 @@ while [ $# -gt 0 ]; do
 		--out) out=${2:?--out needs a file name}; shift 2 ;;
 		--out=*) out=${1#--out=}; shift ;;
 		--no-build) build=0; shift ;;
+		--huge-pages) huge=1; shift ;;
 		--mem-keys) mem_keys=${2:?--mem-keys needs a list of key counts}; shift 2 ;;
 		--mem-keys=*) mem_keys=${1#--mem-keys=}; shift ;;
 		--inside) inside=1; shift ;;	# internal: run against the started cluster
@@ -251,10 +261,12 @@ export BENCH_TMP
 as_pg() {
 	runuser -u postgres -- "$@"
 }
+hugepages_before=
 stop_cluster() {
 	if [ -f "$BENCH_TMP/data/postmaster.pid" ]; then
 		as_pg "$bindir/pg_ctl" -D "$BENCH_TMP/data" -m fast -w stop >/dev/null 2>&1 || true
 	fi
+	[ -n "$hugepages_before" ] && sysctl -q -w "vm.nr_hugepages=$hugepages_before" || true
 	rm -rf "$BENCH_TMP"
 }
 trap stop_cluster EXIT
@@ -299,6 +311,15 @@ settings=(
 	"max_parallel_workers=8"
 	"max_parallel_workers_per_gather=2"
 )
+if [ "$huge" -eq 1 ]; then
+	# shared_buffers and about 10% for the rest of shared memory, in 2 MB pages
+	sb_mb=$(( $(echo "$shared_buffers" | sed 's/GB$//') * 1024 ))
+	hugepages_before=$(cat /proc/sys/vm/nr_hugepages)
+	sysctl -q -w "vm.nr_hugepages=$(( hugepages_before + sb_mb * 11 / 10 / 2 ))"
+	settings+=("huge_pages=on")
+else
+	settings+=("huge_pages=try")
+fi
 # Other clusters may be running (test runs, other benchmarks): use a port
 # nobody listens on and a socket directory of our own.
 free_port() {
@@ -328,6 +349,9 @@ done | as_pg tee -a "$BENCH_TMP/data/postgresql.auto.conf" >/dev/null
 as_pg "$bindir/pg_ctl" -D "$BENCH_TMP/data" -w -l "$BENCH_TMP/sock/server.log" \
 	-o "-p $PGPORT -k $BENCH_TMP/sock -c listen_addresses=''" start >/dev/null ||
 	{ echo "run.sh: the server did not start" >&2; cat "$BENCH_TMP/sock/server.log" >&2; exit 1; }
+# huge_pages_status is PostgreSQL 17's
+huge_status=$("$bindir/psql" -XAtq -h "$BENCH_TMP/sock" -p "$PGPORT" -U postgres -d postgres \
+	-c "SHOW huge_pages_status" 2>/dev/null || echo "not reported before PostgreSQL 17")
 PATH="$bindir:$PATH" PGHOST="$BENCH_TMP/sock" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
 	bash "$BENCH/run.sh" --inside --scale "$scale" --mem-keys "$mem_keys" >&2
 
@@ -356,7 +380,7 @@ diffs=()
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); total run time $((SECONDS / 60)) min $((SECONDS % 60)) s"
 	echo "- machine: nproc $(nproc), ${model:-unknown CPU}, ${mem_gb} GB RAM"
 	echo "- $("$PG_CONFIG" --version), bloomfilter at $commit"
-	echo "- cluster: initdb'd by run.sh, run as user postgres; settings $(printf '%s, ' "${settings[@]}" | sed 's/, $//')"
+	echo "- cluster: initdb'd by run.sh, run as user postgres; settings $(printf '%s, ' "${settings[@]}" | sed 's/, $//'); huge pages for shared memory: $huge_status"
 	echo "- load average (1, 5, 15 min) at start: $load_start; at end: $(cut -d' ' -f1-3 /proc/loadavg) (anything else running on the machine shows up in the timings)"
 	echo "- each workload: a warm-up, then $runs timed rounds alternating ours and baseline; medians; times from EXPLAIN (ANALYZE, TIMING OFF) (single-key probe: pgbench's mean latency)"
 	echo
