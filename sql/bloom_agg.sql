@@ -345,4 +345,14 @@ FROM generate_series(1, 10) i;
 SELECT bloom_agg(point(i, i)) FROM generate_series(1, 10) i;
 SELECT bloom_agg(point(i, i), 10, 0.01) FROM generate_series(1, 10) i;
 
+-- A filter of 4 MB or more gets its memory advised for huge pages before
+-- it is zeroed (bloom_alloc_big).  It is empty when made, also in memory a
+-- filter just built in this session gave back (a build that skipped the
+-- zeroing estimated millions of keys in both).
+SELECT bloom_cardinality(bloom_agg(i, 5000000, 0.01)) > 100000 AS built
+FROM generate_series(1, 200000) i;
+SELECT bloom_cardinality(bloom_create(5000000)) AS empty_after_a_build;
+SELECT round(bloom_cardinality(bloom_agg(i, 5000000, 0.01))) AS ten_keys
+FROM generate_series(1, 10) i;
+
 DROP TABLE agg_no_rows, agg_grouped, agg_grouped_filters;
