@@ -80,7 +80,8 @@ REGRESS = \
 	bloom_parallel_limit \
 	bloom_agg_no_rows \
 	bloom_cache_inline \
-	bloom_index
+	bloom_index \
+	bloom_index_trust
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src

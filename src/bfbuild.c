@@ -14,9 +14,11 @@
 #include "postgres.h"
 
 #include "access/tableam.h"
+#include "access/xloginsert.h"
 #include "miscadmin.h"
 #include "optimizer/plancat.h"
 #include "utils/memutils.h"
+#include "storage/smgr.h"
 #include "utils/rel.h"
 
 #include "bfindex.h"
@@ -34,18 +36,17 @@ typedef struct BfBuildState
 /*
  * The capacity of the first layer when the index has no capacity option:
  * BF_HEADROOM times the rows the table holds now (the planner's estimate,
- * which needs no ANALYZE), at least BF_MIN_CAPACITY, at most what one
- * layer can hold at the index's rate.  An empty table gets the minimum: the
- * planner would guess ten pages of rows for it.
+ * which needs no ANALYZE), at least BF_MIN_CAPACITY (the caller keeps it
+ * within what one layer can hold at the index's rate).  An empty table gets
+ * the minimum: the planner would guess ten pages of rows for it.
  */
 static uint64
-bf_default_capacity(Relation heap, double rate)
+bf_default_capacity(Relation heap)
 {
 	BlockNumber pages;
 	double		tuples;
 	double		allvisfrac;
 	double		cap;
-	uint64		most = bloom_max_capacity(BF_LAYER_RATE(rate, 0));
 
 	if (RelationGetNumberOfBlocks(heap) == 0)
 		return BF_MIN_CAPACITY;
@@ -53,8 +54,8 @@ bf_default_capacity(Relation heap, double rate)
 	cap = Max(tuples, 0.0) * BF_HEADROOM;
 	if (cap < BF_MIN_CAPACITY)
 		cap = BF_MIN_CAPACITY;
-	if (cap > (double) most)
-		cap = (double) most;
+	if (cap > (double) PG_INT64_MAX)
+		cap = (double) PG_INT64_MAX;
 	return (uint64) cap;
 }
 
@@ -184,10 +185,12 @@ bf_build_meta(Relation heap, Relation index, BfMetaPageData *meta,
 	double		rate = opts ? opts->rate : BLOOM_DEFAULT_RATE;
 	uint64		cap;
 
+	bf_check_rate(rate);
 	if (opts && opts->capacity > 0)
 		cap = (uint64) opts->capacity;
 	else
-		cap = heap ? bf_default_capacity(heap, rate) : BF_MIN_CAPACITY;
+		cap = Min(heap ? bf_default_capacity(heap) : BF_MIN_CAPACITY,
+				  bloom_max_capacity(BF_LAYER_RATE(rate, 0)));
 
 	memset(meta, 0, sizeof(*meta));
 	meta->magic = BF_MAGIC;
@@ -241,15 +244,49 @@ bfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 /*
  * The init fork of an unlogged index: a metapage with no layer; the first
- * insert after a reset adds one (bf_grow).
+ * insert after a reset adds one (bf_grow).  GenericXLog writes no WAL for an
+ * unlogged relation, but the init fork is what a crash or a promoted standby
+ * resets the index from: it is WAL-logged and made durable here as the core
+ * access methods do (btbuildempty), or every insert after a crash would meet
+ * a metapage of zeros.
  */
 void
 bfbuildempty(Relation index)
 {
 	BfMetaPageData meta;
 	BloomKeyType kt;
+	Page		page;
 
 	bf_key_type(index, &kt, CurrentMemoryContext);
 	bf_build_meta(NULL, index, &meta, &kt);
-	bf_write_meta(index, INIT_FORKNUM, &meta);
+#if PG_VERSION_NUM >= 160000
+	{
+		Buffer		buf = ExtendBufferedRel(BMR_REL(index), INIT_FORKNUM, NULL,
+											EB_SKIP_EXTENSION_LOCK | EB_LOCK_FIRST);
+
+		START_CRIT_SECTION();
+		page = BufferGetPage(buf);
+		bf_init_metapage(page, meta.capacity, meta.rate, meta.family);
+		memcpy(BfPageGetMeta(page), &meta, sizeof(meta));
+		MarkBufferDirty(buf);
+		log_newpage_buffer(buf, true);
+		END_CRIT_SECTION();
+		UnlockReleaseBuffer(buf);
+	}
+#else
+	/*
+	 * Before 16 the core access methods write the init fork around the
+	 * buffer manager: the page, its WAL, then an immediate sync, since a
+	 * checkpoint may have moved the redo pointer past the record.
+	 */
+	page = (Page) palloc(BLCKSZ);
+	bf_init_metapage(page, meta.capacity, meta.rate, meta.family);
+	memcpy(BfPageGetMeta(page), &meta, sizeof(meta));
+	PageSetChecksumInplace(page, BF_METAPAGE_BLKNO);
+	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, BF_METAPAGE_BLKNO,
+			  (char *) page, true);
+	log_newpage(&(RelationGetSmgr(index))->smgr_rnode.node, INIT_FORKNUM,
+				BF_METAPAGE_BLKNO, page, true);
+	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
+#endif
 }

@@ -197,6 +197,7 @@ extern Buffer bf_read_block(Relation index, const BfLayer *layer, uint32 i,
 extern bool bf_layer_test(Relation index, const BfLayer *layer, uint32 i,
 						  uint64 h);
 extern bytea *bfoptions(Datum reloptions, bool validate);
+extern void bf_check_rate(double rate);
 
 /* bfbuild.c */
 extern IndexBuildResult *bfbuild(Relation heap, Relation index,

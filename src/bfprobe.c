@@ -33,6 +33,7 @@
 #include "utils/lsyscache.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 
 #include "bfindex.h"
 
@@ -65,8 +66,15 @@ citus_distributed(Oid relid)
 /*
  * Open a bloomfilter index (or, with allow_partitioned, a partitioned index
  * of bloomfilter indexes) for reading, after checking what it is and that
- * the user may read its table.  The lock is kept to the end of the
- * transaction: the index cannot be dropped or rebuilt under the caller.
+ * the user may read every row of its table.  The lock is kept to the end of
+ * the transaction: the index cannot be dropped or rebuilt by another session
+ * under the caller.
+ *
+ * The index holds the key of every row, so reading it reads the table: it
+ * takes SELECT on the table, and it is refused where row-level security
+ * applies to the caller (check_enable_rls, so that the owner and roles that
+ * bypass it keep working), since an answer would tell keys of rows the
+ * policies hide.
  *
  * An index on a Citus distributed table is refused, unless the caller asks
  * with *distributed (set to the table's OID, or InvalidOid) to probe the
@@ -101,12 +109,18 @@ bf_open_index_ext(Oid indexoid, bool allow_partitioned, Oid *distributed)
 				errdetail("It is an index of access method \"%s\".",
 						  get_am_name(rel->rd_rel->relam)));
 
-	/* the index tells which keys the table holds: reading it reads the table */
-	heapoid = IndexGetRelation(indexoid, false);
+	heapoid = rel->rd_index->indrelid;
 	acl = pg_class_aclcheck(heapoid, GetUserId(), ACL_SELECT);
 	if (acl != ACLCHECK_OK)
 		aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(heapoid)),
 					   get_rel_name(heapoid));
+	if (check_enable_rls(heapoid, InvalidOid, false) == RLS_ENABLED)
+		ereport(ERROR,
+				errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				errmsg("cannot read bloomfilter index \"%s\": row-level security applies to table \"%s\"",
+					   RelationGetRelationName(rel), get_rel_name(heapoid)),
+				errdetail("The index holds the key of every row, including the rows the table's policies hide from you."),
+				errhint("Read it as the table's owner or as a role that bypasses row-level security, or probe a filter built with bloom_agg over the rows you can see."));
 	if (distributed)
 		*distributed = citus_distributed(heapoid) ? heapoid : InvalidOid;
 	else if (citus_distributed(heapoid))
@@ -127,21 +141,85 @@ bf_open_index(Oid indexoid, bool allow_partitioned)
 	return bf_open_index_ext(indexoid, allow_partitioned, NULL);
 }
 
-/* The leaf (non-partitioned) indexes under an index, or the index itself. */
+/*
+ * Refuse an index that PostgreSQL itself does not trust: one left invalid by
+ * a CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY that failed, was
+ * cancelled or is still running, which may miss rows written meanwhile (or
+ * have no pages at all yet).  The planner never uses such an index either.
+ */
+static void
+bf_check_valid(Oid indexoid)
+{
+	if (!get_index_isvalid(indexoid))
+		ereport(ERROR,
+				errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				errmsg("bloomfilter index \"%s\" is not valid",
+					   get_rel_name(indexoid)),
+				errdetail("A CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY that built it failed, was canceled or is still running: it may miss keys of the table."),
+				errhint("Rebuild it with REINDEX INDEX, or drop it."));
+}
+
+/*
+ * The leaf indexes whose keys together are every key of the index's table:
+ * the index itself, or under a partitioned index one index for each leaf
+ * partition of the table, however the index tree was put together (CREATE
+ * INDEX ON ONLY, ATTACH PARTITION, partitions attached or created later).
+ * A partition that no leaf index covers (a foreign table, a partition whose
+ * index was never created or attached), or an invalid leaf index, is
+ * refused with an error: answering from the others would say "absent" for
+ * the keys of its rows.
+ */
 List *
 bf_leaf_indexes(Relation rel)
 {
-	List	   *all;
+	Oid			heapoid = rel->rd_index->indrelid;
+	List	   *tables;
+	List	   *indexes;
 	List	   *leaves = NIL;
 	ListCell   *lc;
 
 	if (rel->rd_rel->relkind == RELKIND_INDEX)
-		return list_make1_oid(RelationGetRelid(rel));
-	all = find_all_inheritors(RelationGetRelid(rel), AccessShareLock, NULL);
-	foreach(lc, all)
 	{
-		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_INDEX)
-			leaves = lappend_oid(leaves, lfirst_oid(lc));
+		bf_check_valid(RelationGetRelid(rel));
+		return list_make1_oid(RelationGetRelid(rel));
+	}
+
+	tables = find_all_inheritors(heapoid, AccessShareLock, NULL);
+	indexes = find_all_inheritors(RelationGetRelid(rel), AccessShareLock, NULL);
+	foreach(lc, tables)
+	{
+		Oid			table = lfirst_oid(lc);
+		char		kind = get_rel_relkind(table);
+		Oid			leaf = InvalidOid;
+		ListCell   *li;
+
+		if (kind == RELKIND_PARTITIONED_TABLE)
+			continue;
+		foreach(li, indexes)
+		{
+			Oid			index = lfirst_oid(li);
+
+			if (get_rel_relkind(index) == RELKIND_INDEX &&
+				IndexGetRelation(index, false) == table)
+			{
+				leaf = index;
+				break;
+			}
+		}
+		if (!OidIsValid(leaf))
+			ereport(ERROR,
+					errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					errmsg("partition \"%s\" of table \"%s\" is not covered by bloomfilter index \"%s\"",
+						   get_rel_name(table), get_rel_name(heapoid),
+						   RelationGetRelationName(rel)),
+					kind == RELKIND_FOREIGN_TABLE ?
+					errdetail("It is a foreign table, which cannot have the index: its keys are in no index of the tree.") :
+					errdetail("No index of the tree is on it (the index was created ON ONLY the parent, or the partition's index was never attached): its keys are in no index."),
+					kind == RELKIND_FOREIGN_TABLE ?
+					errhint("Probe the partitions' own indexes and the foreign table separately, or probe a filter built with bloom_agg over the table.") :
+					errhint("Create a bloomfilter index on the partition and attach it with ALTER INDEX ... ATTACH PARTITION."));
+		bf_check_valid(leaf);
+		leaves = lappend_oid(leaves, leaf);
 	}
 	return leaves;
 }

@@ -20,14 +20,17 @@
  * taken (the metapage, or a page when it is copied) therefore holds every
  * key of a transaction committed before it.  So the call site's metapages and
  * copy serve as long as the snapshot is the same: the same transaction and
- * subtransaction (so that the lock taken when they were read, which keeps the
- * index from being dropped or rebuilt, is still held), the same user (the
- * privilege check), and a snapshot that sees the same transactions (same
- * xmin, xmax, command and count of completed transactions; a restored
- * snapshot, with no count, only if it is the very same one).  A new snapshot
- * (the next statement of a function in READ COMMITTED) reads them again.
- * Like any query, a probe does not promise to see rows its own statement
- * writes.
+ * subtransaction (so that the lock taken when they were read, which keeps
+ * other sessions from dropping or rebuilding the index, is still held), the
+ * same user (the privilege and row-level security checks), a snapshot that
+ * sees the same transactions (same xmin, xmax, command and count of
+ * completed transactions; a restored snapshot, with no count, only if it is
+ * the very same one), and no relcache invalidation since: the lock does not
+ * stop the caller's own transaction from giving the index new storage
+ * (REINDEX, TRUNCATE, a rewrite) or the table new policies, and each of those
+ * invalidates a relcache entry.  A new snapshot (the next statement of a
+ * function in READ COMMITTED) reads them again.  Like any query, a probe does
+ * not promise to see rows its own statement writes.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -42,6 +45,7 @@
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "storage/proc.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
@@ -70,6 +74,7 @@ struct BfProbeSite
 	bool		valid;
 	Oid			indexoid;
 	Oid			userid;
+	uint64		inval_epoch;
 	LocalTransactionId lxid;
 	SubTransactionId subxid;
 	Snapshot	snap;			/* compared only when it has no count */
@@ -86,6 +91,20 @@ struct BfProbeSite
 	uint64		pages_read;		/* by probes since the metapages were read */
 };
 
+/*
+ * Relcache invalidations seen by this backend (of any relation: they are
+ * rare, and telling which were of an index a call site holds would cost a
+ * lookup per call).
+ */
+static uint64 inval_epoch = 0;
+static bool inval_registered = false;
+
+static void
+site_relcache_callback(Datum arg, Oid relid)
+{
+	inval_epoch++;
+}
+
 /* Is what the call site holds still good for this call? */
 static inline bool
 site_current(BfProbeSite *s, Oid indexoid)
@@ -94,6 +113,7 @@ site_current(BfProbeSite *s, Oid indexoid)
 
 	if (!s->valid || s->indexoid != indexoid || s->lxid != MY_LXID ||
 		s->subxid != GetCurrentSubTransactionId() || s->userid != GetUserId() ||
+		s->inval_epoch != inval_epoch ||
 		!ActiveSnapshotSet())
 		return false;
 	snap = GetActiveSnapshot();
@@ -120,6 +140,8 @@ site_setup(BfProbeSite *s, Oid indexoid, FunctionCallInfo fcinfo)
 
 	s->valid = false;
 	MemoryContextReset(s->cxt);
+	/* (before anything is read: an invalidation from here on counts) */
+	s->inval_epoch = inval_epoch;
 	s->nleaves = 0;
 	s->leaves = NULL;
 	s->copied = false;
@@ -186,6 +208,11 @@ bf_probe_site(FunctionCallInfo fcinfo)
 
 	if (unlikely(s == NULL))
 	{
+		if (!inval_registered)
+		{
+			CacheRegisterRelcacheCallback(site_relcache_callback, (Datum) 0);
+			inval_registered = true;
+		}
 		s = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfProbeSite));
 		s->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
 									   "bloom_index_contains call site",

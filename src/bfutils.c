@@ -65,7 +65,26 @@ bfoptions(Datum reloptions, bool validate)
 				errmsg("false_positive_rate must be between 0 and 1, not %g",
 					   opts->rate),
 				errhint("Pass a rate such as 0.01 for one false positive in a hundred probes."));
+	if (opts && validate)
+		bf_check_rate(opts->rate);
 	return (bytea *) opts;
+}
+
+/*
+ * Refuse a rate at which no layer can hold a key: the index would be built,
+ * and then every insert would fail.  Checked when the option is set (CREATE
+ * INDEX, ALTER INDEX ... SET) and again at every build.
+ */
+void
+bf_check_rate(double rate)
+{
+	if (bloom_max_capacity(BF_LAYER_RATE(rate, 0)) < 1)
+		ereport(ERROR,
+				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				errmsg("false_positive_rate %g is too small for a bloomfilter index", rate),
+				errdetail("The index's first layer, at %g, could not hold a single key in the largest Bloom filter.",
+						  BF_LAYER_RATE(rate, 0)),
+				errhint("Raise the rate."));
 }
 
 /* The planner never uses the index: it has no operators to match. */
