@@ -40,6 +40,7 @@ OBJS = \
 	src/bfinsert.o \
 	src/bfxlog.o \
 	src/bfgrow.o \
+	src/bfcompact.o \
 	src/bfprobe.o \
 	src/bfprobesite.o \
 	src/bfcitus.o \

@@ -432,12 +432,13 @@ COMMENT ON FUNCTION bloom_index_partitions(regclass, anycompatible) IS 'the tabl
 CREATE FUNCTION bloom_index_info(index regclass,
 	OUT indexrelid regclass, OUT capacity bigint, OUT false_positive_rate float8,
 	OUT layers integer, OUT size_bytes bigint, OUT estimated_keys float8,
-	OUT expected_rate float8, OUT live_rows float8, OUT stale_fraction float8)
+	OUT expected_rate float8, OUT live_rows float8, OUT stale_fraction float8,
+	OUT advice text)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'bf_index_info'
 	LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
-COMMENT ON FUNCTION bloom_index_info(regclass) IS 'capacity, rate, layers, size, estimated keys, expected false-positive rate and staleness of a bloomfilter index (one row per partition''s index)';
+COMMENT ON FUNCTION bloom_index_info(regclass) IS 'capacity, rate, layers, size, estimated keys, expected false-positive rate, staleness of a bloomfilter index, and what to do when it is larger or slower than its keys need (one row per partition''s index)';
 
 CREATE FUNCTION bloom_index_verify(index regclass) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'bf_index_verify'

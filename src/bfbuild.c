@@ -28,7 +28,6 @@ typedef struct BfBuildState
 	BfMetaPageData meta;
 	BloomKeyType keytype;
 	uint8	   *bits[BF_MAX_LAYERS];
-	uint64		in_layer;		/* rows added to the newest layer */
 	bool		full;			/* no further layer possible */
 	double		indtuples;
 } BfBuildState;
@@ -59,23 +58,29 @@ bf_default_capacity(Relation heap)
 	return (uint64) cap;
 }
 
-/* Add layer meta->nlayers in memory; false when none can be added. */
+/* Add the next layer in memory; false when none can be added. */
 static bool
 bf_build_add_layer(BfBuildState *bs)
 {
 	uint32		i = bs->meta.nlayers;
 	BfLayer		layer;
 
-	if (!bf_plan_layer(&bs->meta, i, &layer))
+	if (!bf_plan_next_layer(&bs->meta, &layer))
 		return false;
 	bs->bits[i] = palloc_extended(layer.nblocks * BLOOM_BLOCK_BYTES,
 								  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	bs->meta.layers[i] = layer;
 	bs->meta.nlayers = i + 1;
-	bs->in_layer = 0;
+	bs->meta.next_id++;
 	return true;
 }
 
+/*
+ * Set a row's key in the newest layer, unless it or one of the
+ * BF_OLDER_CHECKED before it has the key already, as an insert does; a layer
+ * counts the keys that set bits in it, and the next is added once it holds
+ * its capacity.
+ */
 static void
 bf_build_callback(Relation index, ItemPointer tid, Datum *values,
 				  bool *isnull, bool tupleIsAlive, void *state)
@@ -83,35 +88,32 @@ bf_build_callback(Relation index, ItemPointer tid, Datum *values,
 	BfBuildState *bs = (BfBuildState *) state;
 	BfLayer    *layer;
 	uint32		i;
+	uint64		h;
 
 	if (isnull[0])
 		return;
-	i = bs->meta.nlayers - 1;
-	/* rows, not distinct keys, are counted: a layer fills no later than this */
-	if (!bs->full && bs->in_layer >= bs->meta.layers[i].capacity)
-	{
-		if (bf_build_add_layer(bs))
-			i++;
-		else
-			bs->full = true;
-	}
-	layer = &bs->meta.layers[i];
-	bloom_set_hash(bs->bits[i], layer->nblocks, (int) layer->k,
-				   bloom_key_hash(&bs->keytype, values[0], bs->meta.seed));
-	bs->in_layer++;
 	bs->indtuples += 1;
+	h = bloom_key_hash(&bs->keytype, values[0], bs->meta.seed);
+	i = bs->meta.nlayers - 1;
+	for (uint32 j = i > BF_OLDER_CHECKED ? i - BF_OLDER_CHECKED : 0; j < i; j++)
+		if (bloom_test_hash(bs->bits[j], bs->meta.layers[j].nblocks,
+							(int) bs->meta.layers[j].k, h))
+			return;
+	layer = &bs->meta.layers[i];
+	if (!bloom_set_hash_changed(bs->bits[i], layer->nblocks, (int) layer->k, h))
+		return;
+	if (++layer->nkeys >= layer->capacity && !bs->full &&
+		!bf_build_add_layer(bs))
+		bs->full = true;
 }
 
 /*
- * Write layer i's pages (at the end of the index: they must be the next
- * blocks), from bits (nblocks * 64 bytes) or empty when bits is NULL.  Each
- * page is its own full-image GenericXLog record.  With init_only pages that
- * already exist (left by a crash between adding pages and recording the
- * layer in the metapage) are reused.
+ * Write a layer's pages (at the blocks the layer names, over free pages or
+ * at the end of the index), from bits (nblocks * 64 bytes) or empty when
+ * bits is NULL.  Each page is its own full-image GenericXLog record.
  */
 void
-bf_write_layer(Relation index, const BfLayer *layer, uint32 i,
-			   const uint8 *bits, bool init_only)
+bf_write_layer(Relation index, const BfLayer *layer, const uint8 *bits)
 {
 	BlockNumber have = RelationGetNumberOfBlocks(index);
 
@@ -126,7 +128,7 @@ bf_write_layer(Relation index, const BfLayer *layer, uint32 i,
 		Page		page;
 
 		CHECK_FOR_INTERRUPTS();
-		if (init_only && blkno < have)
+		if (blkno < have)
 		{
 			buf = ReadBuffer(index, blkno);
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
@@ -139,12 +141,53 @@ bf_write_layer(Relation index, const BfLayer *layer, uint32 i,
 
 		gx = GenericXLogStart(index);
 		page = GenericXLogRegisterBuffer(gx, buf, GENERIC_XLOG_FULL_IMAGE);
-		bf_init_bitmap_page(page, i, first, n);
+		bf_init_bitmap_page(page, layer->id, first, n);
 		if (bits)
-		{
 			memcpy(BfPageGetBits(page), bits + first * BLOOM_BLOCK_BYTES,
 				   (size_t) n * BLOOM_BLOCK_BYTES);
-		}
+		GenericXLogFinish(gx);
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/*
+ * OR bits into the blocks [first, first + nblocks) of a named layer (first
+ * a multiple of BF_BLOCKS_PER_PAGE), keeping what inserts set meanwhile;
+ * each page a full-image GenericXLog record.
+ */
+void
+bf_or_layer(Relation index, const BfLayer *layer, uint64 first, uint64 nblocks,
+			const uint8 *bits)
+{
+	for (uint64 b = first; b < first + nblocks; b += BF_BLOCKS_PER_PAGE)
+	{
+		BlockNumber blkno = layer->start + (BlockNumber) (b / BF_BLOCKS_PER_PAGE);
+		uint32		n = (uint32) Min((uint64) BF_BLOCKS_PER_PAGE, first + nblocks - b);
+		Buffer		buf = ReadBuffer(index, blkno);
+		GenericXLogState *gx;
+		Page		page;
+		BfPageHeader *hdr;
+		uint64	   *dst;
+		const uint64 *src = (const uint64 *) (bits + (b - first) * BLOOM_BLOCK_BYTES);
+
+		CHECK_FOR_INTERRUPTS();
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		hdr = BfPageGetHeader(BufferGetPage(buf));
+		if (hdr->magic != BF_MAGIC || hdr->layer != layer->id ||
+			hdr->first_block != b || hdr->nblocks < n)
+			ereport(ERROR,
+					errcode(ERRCODE_INDEX_CORRUPTED),
+					errmsg("bloomfilter index \"%s\" is corrupted",
+						   RelationGetRelationName(index)),
+					errdetail("Bitmap page %u is not page %llu of layer %u.",
+							  blkno, (unsigned long long) (b / BF_BLOCKS_PER_PAGE),
+							  layer->id),
+					errhint("Rebuild the index with REINDEX."));
+		gx = GenericXLogStart(index);
+		page = GenericXLogRegisterBuffer(gx, buf, GENERIC_XLOG_FULL_IMAGE);
+		dst = (uint64 *) BfPageGetBits(page);
+		for (size_t w = 0; w < (size_t) n * BLOOM_BLOCK_BYTES / sizeof(uint64); w++)
+			dst[w] |= src[w];
 		GenericXLogFinish(gx);
 		UnlockReleaseBuffer(buf);
 	}
@@ -152,31 +195,23 @@ bf_write_layer(Relation index, const BfLayer *layer, uint32 i,
 
 /* Write the metapage as block 0 (of a fork with no block yet). */
 static void
-bf_write_meta(Relation index, ForkNumber fork, const BfMetaPageData *meta)
+bf_write_meta(Relation index, const BfMetaPageData *meta)
 {
 	GenericXLogState *gx;
-	Buffer		buf;
+	Buffer		buf = bf_new_buffer(index);
 	Page		page;
 
-#if PG_VERSION_NUM >= 160000
-	buf = ExtendBufferedRel(BMR_REL(index), fork, NULL, EB_LOCK_FIRST);
-#else
-	buf = ReadBufferExtended(index, fork, P_NEW, RBM_NORMAL, NULL);
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-#endif
 	if (BufferGetBlockNumber(buf) != BF_METAPAGE_BLKNO)
 		elog(ERROR, "bloomfilter index \"%s\" already has pages",
 			 RelationGetRelationName(index));
 	gx = GenericXLogStart(index);
 	page = GenericXLogRegisterBuffer(gx, buf, GENERIC_XLOG_FULL_IMAGE);
-	bf_init_metapage(page, meta->capacity, meta->rate, meta->family);
-	/* every field as the build used it (the seed above all) */
-	memcpy(BfPageGetMeta(page), meta, sizeof(*meta));
+	bf_init_metapage(page, meta);
 	GenericXLogFinish(gx);
 	UnlockReleaseBuffer(buf);
 }
 
-/* Fill in the metapage fields of a new index from its options. */
+/* Fill in the metapage of a new index, with no layer, from its options. */
 static void
 bf_build_meta(Relation heap, Relation index, BfMetaPageData *meta,
 			  const BloomKeyType *kt)
@@ -197,10 +232,13 @@ bf_build_meta(Relation heap, Relation index, BfMetaPageData *meta,
 	meta->version = BF_VERSION;
 	meta->layout = BLOOM_LAYOUT_BLOCK512;
 	meta->hash = BLOOM_HASH_XXH3;
+	meta->op = BF_OP_NONE;
 	meta->seed = BLOOM_DEFAULT_SEED;
 	meta->capacity = cap;
 	meta->rate = rate;
 	strlcpy(meta->family, kt->family, BLOOM_FAMILY_LEN);
+	meta->next_id = 1;
+	meta->generation = 1;
 }
 
 IndexBuildResult *
@@ -229,10 +267,10 @@ bfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 									   bf_build_callback, &bs, NULL);
 
-	bf_write_meta(index, MAIN_FORKNUM, &bs.meta);
+	bf_write_meta(index, &bs.meta);
 	for (uint32 i = 0; i < bs.meta.nlayers; i++)
 	{
-		bf_write_layer(index, &bs.meta.layers[i], i, bs.bits[i], false);
+		bf_write_layer(index, &bs.meta.layers[i], bs.bits[i]);
 		pfree(bs.bits[i]);
 	}
 
@@ -266,8 +304,7 @@ bfbuildempty(Relation index)
 
 		START_CRIT_SECTION();
 		page = BufferGetPage(buf);
-		bf_init_metapage(page, meta.capacity, meta.rate, meta.family);
-		memcpy(BfPageGetMeta(page), &meta, sizeof(meta));
+		bf_init_metapage(page, &meta);
 		MarkBufferDirty(buf);
 		log_newpage_buffer(buf, true);
 		END_CRIT_SECTION();
@@ -280,8 +317,7 @@ bfbuildempty(Relation index)
 	 * checkpoint may have moved the redo pointer past the record.
 	 */
 	page = (Page) palloc(BLCKSZ);
-	bf_init_metapage(page, meta.capacity, meta.rate, meta.family);
-	memcpy(BfPageGetMeta(page), &meta, sizeof(meta));
+	bf_init_metapage(page, &meta);
 	PageSetChecksumInplace(page, BF_METAPAGE_BLKNO);
 	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, BF_METAPAGE_BLKNO,
 			  (char *) page, true);

@@ -1,13 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * bfgrow.c
- *	  Add a layer to a bloomfilter index whose newest layer is full.
+ *	  Add a layer to a bloomfilter index whose newest layer holds its
+ *	  capacity, and change the metapage under its exclusive lock.
  *
- * No inserter locks anything shared to decide that: each one sees the fill
- * of the page it wrote (bfinsert.c).  Only the one that finds its page full
- * comes here, and only one at a time grows the index: the others, finding
- * the grow lock taken, go on inserting into the current layer, which stays
- * correct (probes test every layer) at a slightly higher rate for a moment.
+ * No inserter locks anything shared to decide that a layer is full: each
+ * adds its keys to the layer's count in batches (bfinsert.c), and one that
+ * has a key to set in a layer whose count has reached its capacity comes
+ * here.  One at a time grows the index: the others wait for the grow lock
+ * and then find the new layer.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -19,68 +20,78 @@
 #include "postgres.h"
 
 #include "storage/lmgr.h"
-#include "utils/inval.h"
 #include "utils/rel.h"
 
 #include "bfindex.h"
 
 /*
- * Add layer nlayers_seen, unless the index has more layers than that by now
- * (then only this backend's copy of the metapage is refreshed) or no layer
- * can be added (the last one then keeps taking keys; bloom_index_info shows
- * the rate rising).
- *
- * The new pages are written first, then the metapage names them: a crash in
- * between leaves pages no layer names, which the next growth reuses.  The
- * grow lock is a heavyweight lock on the metapage's block number (as GIN
- * locks its metapage for pending-list cleanup), held only while growing;
- * probes and inserts never take it.
+ * Change the metapage: change() edits it under the buffer's exclusive lock
+ * and returns whether it changed anything, which is then WAL-logged.
  */
 void
-bf_grow(Relation index, uint32 nlayers_seen)
+bf_update_meta(Relation index, bool (*change) (BfMetaPageData *meta, void *arg),
+			   void *arg)
 {
-	BfMetaPageData meta;
-	BfLayer		layer;
+	Buffer		buf = ReadBuffer(index, BF_METAPAGE_BLKNO);
 	GenericXLogState *gx;
-	Buffer		buf;
 	Page		page;
-	BfMetaPageData *pmeta;
 
-	/*
-	 * An index with no layer (an unlogged one after a crash) must get one
-	 * before the caller can insert: wait for whoever is adding it.
-	 */
-	if (nlayers_seen == 0)
-		LockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
-	else if (!ConditionalLockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock))
-		return;
-
-	bf_read_meta(index, &meta);
-	if (meta.nlayers != nlayers_seen || !bf_plan_layer(&meta, nlayers_seen, &layer))
-	{
-		UnlockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
-		(void) bf_get_state(index, true);
-		return;
-	}
-
-	bf_write_layer(index, &layer, nlayers_seen, NULL, true);
-
-	buf = ReadBuffer(index, BF_METAPAGE_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	gx = GenericXLogStart(index);
 	page = GenericXLogRegisterBuffer(gx, buf, 0);
-	pmeta = BfPageGetMeta(page);
-	if (pmeta->nlayers != nlayers_seen)
-		elog(ERROR, "bloomfilter index \"%s\" grew under the grow lock",
-			 RelationGetRelationName(index));
-	pmeta->layers[nlayers_seen] = layer;
-	pmeta->nlayers = nlayers_seen + 1;
-	GenericXLogFinish(gx);
+	if (change(BfPageGetMeta(page), arg))
+		GenericXLogFinish(gx);
+	else
+		GenericXLogAbort(gx);
 	UnlockReleaseBuffer(buf);
+}
 
+/* Name a new layer as the newest (its pages are written). */
+static bool
+bf_add_layer(BfMetaPageData *meta, void *arg)
+{
+	const BfLayer *layer = (const BfLayer *) arg;
+
+	if (meta->nlayers >= BF_MAX_LAYERS || meta->next_id != layer->id)
+		elog(ERROR, "bloomfilter index changed under its grow lock");
+	meta->layers[meta->nlayers++] = *layer;
+	meta->next_id++;
+	meta->generation++;
+	return true;
+}
+
+/*
+ * Add a layer after the newest, whose id is full_layer (0: the index has no
+ * live layer, as an unlogged index after a crash), unless another backend
+ * did it first or no layer can be added (the last one then keeps taking
+ * keys; bloom_index_info shows the rate rising).
+ *
+ * The new pages are written first, then the metapage names them: a crash in
+ * between leaves pages no layer names, which the next layer placed there
+ * reuses.  The grow lock is a heavyweight lock on the metapage's block
+ * number (as GIN locks its metapage for pending-list cleanup), held only
+ * while changing the list of layers; probes and inserts never take it.
+ */
+void
+bf_grow(Relation index, uint32 full_layer)
+{
+	BfMetaPageData meta;
+	BfLayer		layer;
+	bool		grow;
+
+	LockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
+
+	bf_read_meta(index, &meta);
+	if (full_layer == 0)
+		grow = bf_live_layers(&meta) == 0;
+	else
+		grow = meta.nlayers > 0 &&
+			meta.layers[meta.nlayers - 1].id == full_layer &&
+			meta.layers[meta.nlayers - 1].nkeys >= meta.layers[meta.nlayers - 1].capacity;
+	if (grow && bf_plan_next_layer(&meta, &layer))
+	{
+		bf_write_layer(index, &layer, NULL);
+		bf_update_meta(index, bf_add_layer, &layer);
+	}
 	UnlockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
-
-	(void) bf_get_state(index, true);
-	/* other backends drop their copy of the metapage at their next command */
-	CacheInvalidateRelcache(index);
 }

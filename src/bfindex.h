@@ -10,33 +10,45 @@
  *
  * Page format
  * -----------
- * Block 0 is the metapage; every other block is a bitmap page.  Both keep
- * all their data between the page header and pd_lower, because GenericXLog
- * treats the space between pd_lower and pd_upper as a hole and zeroes it.
- * Fields are in host order, like every PostgreSQL index: an index is
- * physical data, rebuilt (never copied) by dump and restore.
+ * Block 0 is the metapage; every other block is a bitmap page of some layer,
+ * or a free page (of a layer a compaction replaced, or one a crash cut off
+ * before the metapage named it).  Both keep all their data between the page
+ * header and pd_lower, because GenericXLog treats the space between pd_lower
+ * and pd_upper as a hole and zeroes it.  Fields are in host order, like
+ * every PostgreSQL index: an index is physical data, rebuilt (never copied)
+ * by dump and restore.
  *
  * Metapage (BfMetaPageData, right after the page header):
  *
  *	magic		BF_MAGIC, tells a bloomfilter metapage from anything else
- *	version		BF_VERSION (1); an index of another version is refused
+ *	version		BF_VERSION (2); an index of another version is refused
  *	layout		BLOOM_LAYOUT_BLOCK512 (bloom.h)
  *	hash		BLOOM_HASH_XXH3 (bloom.h)
- *	nlayers		layers in use, 1..BF_MAX_LAYERS
+ *	op			a compaction or move in progress (BF_OP_*), or BF_OP_NONE
+ *	nlayers		layers named, 0..BF_MAX_LAYERS
  *	seed		XXH3 seed of the key hash (BLOOM_DEFAULT_SEED)
- *	capacity	keys the first layer was sized for (option capacity)
+ *	capacity	keys the first layer was sized for at CREATE INDEX
  *	rate		false-positive rate the whole index promises
  *	family		key family, as in a bloom value (bloom_keys.c)
- *	layers[]	one BfLayer per layer, oldest first
+ *	next_id		the id the next layer gets (ids are never reused)
+ *	replaced	layers[0 .. replaced) are being replaced by op: still probed,
+ *				no longer written, dropped when op ends (0 with BF_OP_NONE)
+ *	generation	changes whenever the list of layers does
+ *	layers[]	one BfLayer per layer, oldest first; the last is the one
+ *				inserts write
  *
  * BfLayer: a layer is a Bloom filter of its own, laid out exactly like the
  * bits of a bloom value (bloom.h) of nblocks 64-byte blocks with k hashes:
  *
  *	start		first bitmap page of the layer
- *	npages		bitmap pages of the layer
+ *	npages		bitmap pages of the layer (consecutive)
  *	k			bits set per key
+ *	id			the layer's id, also in each of its pages' headers
  *	nblocks		64-byte blocks of the layer
  *	capacity	keys the layer is sized for
+ *	nkeys		keys added to it, as counted so far (an insert that set a bit
+ *				counts one; backends add their counts in batches, so this
+ *				may lag the truth by a few batches)
  *	rate		the layer's share of the index's rate
  *
  * Bitmap page: a BfPageHeader (after the page header, padding to 64 bytes so
@@ -44,27 +56,29 @@
  * blocks.  Block b of a layer is block b % BF_BLOCKS_PER_PAGE of page
  * start + b / BF_BLOCKS_PER_PAGE: the concatenated blocks of a layer are the
  * bits of a bloom value, and a key's bits, in one block, lie in one page.
- * pd_lower is BLCKSZ: the whole page is data.
+ * pd_lower is BLCKSZ: the whole page is data.  A page whose layer id is not
+ * the one a reader expects was reused after the reader read the metapage
+ * (the reader reads the metapage again) or is corrupt (the metapage did not
+ * change).
  *
- * Layers (a scalable Bloom filter): layer i holds capacity * BF_GROWTH^i
- * keys at BF_LAYER_RATE(rate, i) = rate * BF_RATE_SHARE * (1 - BF_TIGHTEN) *
- * BF_TIGHTEN^i, so however many layers there are, their rates add up to less
- * than BF_RATE_SHARE of the index's rate.  The rest is headroom: a small
- * layer's measured rate spreads around its expected one (a layer of 1,000
- * keys sized for 0.75% measures 0.77%), and keys keep landing in a full
- * layer while another backend adds the next one.  Inserts go to the newest
+ * Layers (a scalable Bloom filter).  Layer i (counting from the first layer
+ * that is not being replaced) is sized for BF_GROWTH times the keys of the
+ * one before, or the keys the index holds if more, at BF_LAYER_RATE(rate, i):
+ * the first layer gets BF_RATE_SHARE * (1 - BF_TIGHTEN_FIRST) of the rate,
+ * the others halve what is left, so however many layers there are their
+ * rates add up to less than BF_RATE_SHARE of the index's rate.  The rest is
+ * headroom: a small layer's measured rate spreads around its expected one,
+ * and counts lag.  A layer grows the next when its nkeys reaches its
+ * capacity: never before it holds its capacity.  Inserts go to the newest
  * layer; probes test every layer.
  *
- * BF_RATE_SHARE was 0.9 until 0.92 kept a layer within 1.1 x
- * bloom_size(capacity, rate) (docs/index.md).  A layer's k, blocks and
- * rate are written to the metapage when the layer is added and never
- * recomputed; a new layer is planned from the index's rate with the share
- * of the code that adds it.
- * So an index whose first layers were planned under 0.9 and whose later
- * ones under 0.92 has layer i at a rate of at most rate * 0.92 *
- * (1 - BF_TIGHTEN) * BF_TIGHTEN^i, and the sum of its layers' rates stays
- * below 0.92 of its rate, as for an index planned under 0.92 throughout:
- * the promise holds, with at least 8% of the rate left as headroom.
+ * Compaction (bfcompact.c) replaces the layers by one, sized for the keys
+ * the table holds now: VACUUM names a new layer as the newest (inserts go to
+ * it from then on) with op BF_OP_COMPACT and replaced = the old layer count,
+ * sets the bits of every row's key in it, then drops the old layers.  A move
+ * (BF_OP_MOVE) copies a lone layer to free pages lower in the file so that
+ * the file can be truncated.  A crash at any point leaves every layer a
+ * committed key went into named in the metapage; VACUUM resumes the op.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -91,26 +105,49 @@
 
 #define BF_METAPAGE_BLKNO	0
 #define BF_MAGIC			0x42465831	/* "BFX1" */
-#define BF_VERSION			1
-#define BF_MAX_LAYERS		16
+#define BF_VERSION			2
+#define BF_MAX_LAYERS		32	/* named in the metapage, old and new */
+#define BF_GROW_LAYERS		24	/* growth stops here: room for a compaction */
 #define BF_GROWTH			2	/* each layer holds twice the last's keys */
-#define BF_TIGHTEN			0.25	/* at a quarter of the last's rate */
+#define BF_TIGHTEN_FIRST	0.25	/* what the first layer leaves the others */
+#define BF_TIGHTEN			0.5 /* each further layer at half the last's rate */
 #define BF_RATE_SHARE		0.92 /* of the index's rate, for all layers */
 #define BF_LAYER_RATE(rate, i) \
-	((rate) * BF_RATE_SHARE * (1.0 - BF_TIGHTEN) * pow(BF_TIGHTEN, (i)))
+	((i) == 0 ? (rate) * BF_RATE_SHARE * (1.0 - BF_TIGHTEN_FIRST) : \
+	 (rate) * BF_RATE_SHARE * BF_TIGHTEN_FIRST * (1.0 - BF_TIGHTEN) * \
+	 pow(BF_TIGHTEN, (i) - 1))
 
 /* default capacity: twice the table's rows at build, at least this */
 #define BF_MIN_CAPACITY		1000
 #define BF_HEADROOM			2
+
+/*
+ * Older layers an insert (or a build) looks in before setting bits in the
+ * newest.  Each is a page read, most often a cache miss, for every key that
+ * is new; the ones left out are the smallest (each layer holds about twice
+ * the keys of the one before), so a key repeated from them costs a little
+ * fill and WAL in the newest layer, never a lost key (probes test every
+ * layer), and the next compaction drops the repeats.
+ */
+#define BF_OLDER_CHECKED	2
+
+/* a compaction sizes its layer for this many times the keys it expects */
+#define BF_COMPACT_HEADROOM	1.25
+
+/* operations in progress (BfMetaPageData.op) */
+#define BF_OP_NONE			0
+#define BF_OP_COMPACT		1	/* the newest layers replace the old */
+#define BF_OP_MOVE			2	/* the newest layer is a copy of the old one */
 
 typedef struct BfLayer
 {
 	BlockNumber start;
 	BlockNumber npages;
 	uint32		k;
-	uint32		reserved;		/* 0 */
+	uint32		id;
 	uint64		nblocks;
 	uint64		capacity;
+	uint64		nkeys;
 	double		rate;
 } BfLayer;
 
@@ -120,12 +157,15 @@ typedef struct BfMetaPageData
 	uint32		version;
 	uint8		layout;
 	uint8		hash;
-	uint16		reserved;		/* 0 */
+	uint16		op;
 	uint32		nlayers;
 	uint64		seed;
 	uint64		capacity;
 	double		rate;
 	char		family[BLOOM_FAMILY_LEN];
+	uint32		next_id;
+	uint32		replaced;
+	uint64		generation;
 	BfLayer		layers[BF_MAX_LAYERS];
 } BfMetaPageData;
 
@@ -136,7 +176,7 @@ typedef struct BfMetaPageData
 typedef struct BfPageHeader
 {
 	uint32		magic;			/* BF_MAGIC */
-	uint32		layer;			/* the layer this page belongs to */
+	uint32		layer;			/* the id of the layer this page belongs to */
 	uint64		first_block;	/* layer block number of the first block */
 	uint32		nblocks;		/* blocks used on this page */
 	uint32		reserved;		/* 0 (inserts log only their block) */
@@ -164,51 +204,55 @@ typedef struct BfOptions
 
 /*
  * What a backend keeps of an index between calls (rd_amcache): the
- * metapage as last read, and how its keys hash.
+ * metapage as last read, how its keys hash, and the keys its inserts added
+ * that the metapage does not count yet.
  */
 typedef struct BfState
 {
 	BfMetaPageData meta;
 	BloomKeyType keytype;
-	/* bfinsert.c's last fill limit: for pages of fill_nblocks of fill_layer */
-	uint32		fill_layer;
-	uint32		fill_nblocks;	/* 0: none computed yet */
-	double		fill_limit;
-	double		fill_keys;		/* keys of the layer's capacity such a page holds */
-	uint32		nchanges;		/* inserts that set bits, for sampling */
+	uint32		count_layer;	/* the layer id of count */
+	uint32		count;			/* keys added to it, not yet in its nkeys */
 } BfState;
 
 /* bfutils.c */
-extern void bf_init_metapage(Page page, uint64 capacity, double rate,
-							 const char *family);
+extern void bf_init_metapage(Page page, const BfMetaPageData *meta);
 extern void bf_init_bitmap_page(Page page, uint32 layer, uint64 first_block,
 								uint32 nblocks);
 extern void bf_read_meta(Relation index, BfMetaPageData *meta);
 extern void bf_check_meta(Relation index, const BfMetaPageData *meta);
-extern bool bf_plan_layer(const BfMetaPageData *meta, uint32 i,
-						  BfLayer *layer);
-extern BfState *bf_get_state(Relation index, bool refresh);
+extern uint32 bf_live_layers(const BfMetaPageData *meta);
+extern bool bf_plan_layer(const BfMetaPageData *meta, uint32 position,
+						  uint64 capacity, BfLayer *layer);
+extern bool bf_plan_next_layer(const BfMetaPageData *meta, BfLayer *layer);
+extern BlockNumber bf_place_layer(const BfMetaPageData *meta, BlockNumber npages);
+extern BlockNumber bf_layers_end(const BfMetaPageData *meta);
+extern BfState *bf_get_state(Relation index);
 extern void bf_key_type(Relation index, BloomKeyType *kt, MemoryContext mcxt);
 extern Buffer bf_new_buffer(Relation index);
-extern Buffer bf_read_page(Relation index, const BfLayer *layer, uint32 i,
-						   BlockNumber p);
-extern Buffer bf_read_block(Relation index, const BfLayer *layer, uint32 i,
-							uint64 h, size_t *off);
-extern bool bf_layer_test(Relation index, const BfLayer *layer, uint32 i,
-						  uint64 h);
+extern Buffer bf_read_page(Relation index, const BfMetaPageData *meta,
+						   const BfLayer *layer, BlockNumber p);
+extern Buffer bf_read_block(Relation index, const BfMetaPageData *meta,
+							const BfLayer *layer, uint64 h, size_t *off);
+extern int	bf_layer_test(Relation index, const BfMetaPageData *meta,
+						  const BfLayer *layer, uint64 h);
 extern bytea *bfoptions(Datum reloptions, bool validate);
 extern void bf_check_rate(double rate);
+extern void bf_check_family_meta(Relation index, const BfMetaPageData *meta,
+								 const BloomKeyType *kt);
 
 /* bfbuild.c */
 extern IndexBuildResult *bfbuild(Relation heap, Relation index,
 								 IndexInfo *indexInfo);
 extern void bfbuildempty(Relation index);
-extern void bf_write_layer(Relation index, const BfLayer *layer, uint32 i,
-						   const uint8 *bits, bool init_only);
+extern void bf_write_layer(Relation index, const BfLayer *layer,
+						   const uint8 *bits);
+extern void bf_or_layer(Relation index, const BfLayer *layer, uint64 first,
+						uint64 nblocks, const uint8 *bits);
 
 /* bfxlog.c */
-extern void bf_log_block(Relation index, Buffer buf, size_t off,
-						 const uint8 *newblk);
+extern void bf_log_blocks(Relation index, Buffer buf, int n,
+						  const size_t *offs, const uint8 *newblks);
 
 /* bfinsert.c */
 extern bool bfinsert(Relation index, Datum *values, bool *isnull,
@@ -216,17 +260,32 @@ extern bool bfinsert(Relation index, Datum *values, bool *isnull,
 					 IndexUniqueCheck checkUnique,
 					 bool indexUnchanged,
 					 struct IndexInfo *indexInfo);
+#if PG_VERSION_NUM >= 170000
+extern void bfinsertcleanup(Relation index, struct IndexInfo *indexInfo);
+#endif
+extern void bf_flush_pending(Relation index);
+extern void bf_flush_all_pending(void);
 
 /* bfcitus.c */
 extern bool bf_citus_index_contains(Relation index, Oid heapoid,
 									FunctionCallInfo fcinfo);
 
 /* bfgrow.c */
-extern void bf_grow(Relation index, uint32 nlayers_seen);
+extern void bf_grow(Relation index, uint32 full_layer);
+extern void bf_update_meta(Relation index,
+						   bool (*change) (BfMetaPageData *meta, void *arg),
+						   void *arg);
+
+/* bfcompact.c */
+extern void bf_compact(Relation index, Relation heap, double live_rows,
+					   bool live_rows_known);
+extern bool bf_compaction_due(const BfMetaPageData *meta, double live_rows,
+							  bool live_rows_known);
+extern uint64 bf_compact_capacity(Relation index, const BfMetaPageData *meta,
+								  double live_rows, bool live_rows_known);
 
 /* bfprobe.c */
-extern bool bf_probe_hash(Relation index, const BfMetaPageData *meta,
-						  uint64 h);
+extern bool bf_probe_hash(Relation index, BfMetaPageData *meta, uint64 h);
 extern Relation bf_open_index(Oid indexoid, bool allow_partitioned);
 extern Relation bf_open_index_ext(Oid indexoid, bool allow_partitioned,
 								  Oid *distributed);

@@ -19,15 +19,17 @@
 #include "catalog/index.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/builtins.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
 #include "bfindex.h"
 
-/* bits set in a layer */
-static uint64
-bf_layer_bits_set(Relation index, const BfLayer *layer, uint32 i)
+/* Bits set in a layer; -1 if meta is out of date (bf_read_page). */
+static int64
+bf_layer_bits_set(Relation index, const BfMetaPageData *meta,
+				  const BfLayer *layer)
 {
 	uint64		total = 0;
 
@@ -36,13 +38,54 @@ bf_layer_bits_set(Relation index, const BfLayer *layer, uint32 i)
 		Buffer		buf;
 
 		CHECK_FOR_INTERRUPTS();
-		buf = bf_read_page(index, layer, i, p);
+		buf = bf_read_page(index, meta, layer, p);
+		if (!BufferIsValid(buf))
+			return -1;
 		total += bloom_popcount(BfPageGetBits(BufferGetPage(buf)),
 								(size_t) BfPageGetHeader(BufferGetPage(buf))->nblocks *
 								BLOOM_BLOCK_BYTES);
 		UnlockReleaseBuffer(buf);
 	}
-	return total;
+	return (int64) total;
+}
+
+/* Bytes of the pages of one layer for capacity keys at the first layer's rate. */
+static double
+bf_one_layer_bytes(const BfMetaPageData *meta, uint64 capacity)
+{
+	uint64		nblocks;
+	int			k;
+
+	if (!bloom_plan(capacity, BF_LAYER_RATE(meta->rate, 0), &nblocks, &k))
+		return 0;
+	return (double) ((nblocks + BF_BLOCKS_PER_PAGE - 1) / BF_BLOCKS_PER_PAGE + 1) * BLCKSZ;
+}
+
+/*
+ * When the index is larger or slower than its keys need, what to do: NULL
+ * when it is in shape.
+ */
+static char *
+bf_advice(Relation index, const BfMetaPageData *meta, double size,
+		  double stale, bool stale_known)
+{
+	uint32		live = bf_live_layers(meta);
+	double		one = bf_one_layer_bytes(meta, bf_compact_capacity(index, meta, 0, false));
+	double		free_bytes = size - (double) bf_layers_end(meta) * BLCKSZ;
+
+	if (meta->op != BF_OP_NONE)
+		return psprintf("A %s was cut off or is under way: the index probes its old and new layers until the next VACUUM finishes it.",
+						meta->op == BF_OP_COMPACT ? "compaction" : "move");
+	if (live > 1)
+		return psprintf("%u layers: a probe reads a page of each, and the index is %.1f times the size of one layer for its keys. VACUUM (or autovacuum) compacts them into one.",
+						live, one > 0 ? size / one : 0);
+	if (stale_known && stale >= 0.5)
+		return psprintf("At least %.0f%% of its keys are no longer in the table. VACUUM compacts it into one layer for the keys left.",
+						stale * 100);
+	if (free_bytes > 0.1 * size)
+		return psprintf("%.0f kB of its pages are free. VACUUM gives them back when no other session is using the index.",
+						free_bytes / 1024);
+	return NULL;
 }
 
 /* One row of bloom_index_info for a leaf index. */
@@ -52,26 +95,44 @@ bf_info_row(ReturnSetInfo *rsinfo, Oid indexoid)
 	Relation	index = relation_open(indexoid, AccessShareLock);
 	Relation	heap = relation_open(index->rd_index->indrelid, AccessShareLock);
 	BfMetaPageData meta;
-	Datum		values[9];
-	bool		nulls[9] = {0};
-	double		keys = 0.0;
-	double		miss = 1.0;
+	Datum		values[10];
+	bool		nulls[10] = {0};
+	double		keys;
+	double		miss;
+	double		size;
+	char	   *advice;
 
+	bf_flush_pending(index);
 	bf_read_meta(index, &meta);
+retry:
+	keys = 0.0;
+	miss = 1.0;
 	for (uint32 i = 0; i < meta.nlayers; i++)
 	{
 		const BfLayer *l = &meta.layers[i];
-		double		n = bloom_estimate_keys(l->nblocks, (int) l->k,
-											bf_layer_bits_set(index, l, i));
+		int64		set = bf_layer_bits_set(index, &meta, l);
+		double		n;
 
-		keys += n;
+		if (set < 0)
+		{
+			bf_read_meta(index, &meta);
+			goto retry;
+		}
+		n = bloom_estimate_keys(l->nblocks, (int) l->k, (uint64) set);
+		/* a layer being replaced holds keys the new one is given too */
+		if (i >= meta.replaced)
+			keys += n;
 		miss *= 1.0 - bloom_expected_fpr(l->nblocks, (int) l->k, n);
 	}
+	size = (double) RelationGetNumberOfBlocks(index) * BLCKSZ;
 	values[0] = ObjectIdGetDatum(indexoid);
-	values[1] = Int64GetDatum((int64) meta.capacity);
+	/* the capacity of the first live layer (a compaction's, after one) */
+	values[1] = Int64GetDatum((int64) (bf_live_layers(&meta) > 0 ?
+									   meta.layers[meta.replaced].capacity :
+									   meta.capacity));
 	values[2] = Float8GetDatum(meta.rate);
 	values[3] = Int32GetDatum((int32) meta.nlayers);
-	values[4] = Int64GetDatum((int64) RelationGetNumberOfBlocks(index) * BLCKSZ);
+	values[4] = Int64GetDatum((int64) size);
 	values[5] = Float8GetDatum(keys);
 	values[6] = Float8GetDatum(1.0 - miss);
 	/*
@@ -89,6 +150,12 @@ bf_info_row(ReturnSetInfo *rsinfo, Oid indexoid)
 	}
 	else
 		nulls[7] = nulls[8] = true;
+	advice = bf_advice(index, &meta, size,
+					   nulls[8] ? 0 : DatumGetFloat8(values[8]), !nulls[8]);
+	if (advice)
+		values[9] = CStringGetTextDatum(advice);
+	else
+		nulls[9] = true;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	relation_close(heap, NoLock);
 	relation_close(index, NoLock);
@@ -160,6 +227,7 @@ bf_verify_leaf(Oid indexoid)
 	memset(&vs, 0, sizeof(vs));
 	bf_key_type(index, &vs.keytype, CurrentMemoryContext);
 	snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	bf_flush_pending(index);
 	bf_read_meta(index, &vs.meta);
 
 	/* an MVCC scan, as amcheck's heapallindexed does without a ShareLock */

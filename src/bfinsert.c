@@ -1,9 +1,31 @@
 /*-------------------------------------------------------------------------
  *
  * bfinsert.c
- *	  Insert into a bloomfilter index: set the key's bits in the newest
- *	  layer, one page, one small WAL record (bfxlog.c), or nothing when they
- *	  are set.
+ *	  Insert into a bloomfilter index: a transaction's keys are gathered as
+ *	  hashes, then set in the newest layer page by page, one small WAL
+ *	  record per page (bfxlog.c), nothing for keys already there; the keys
+ *	  added are counted, and the index grows when a layer holds its capacity.
+ *
+ * When the hashes are set.  An insert only hashes its key and keeps the
+ * hash, in memory of its transaction.  They are set when a batch is full,
+ * at the end of the statement (aminsertcleanup, PostgreSQL 17 and later),
+ * before this backend probes the index, and in any case before its
+ * transaction commits or prepares (a pre-commit callback): so every key of a
+ * committed row is in the index before the commit is, and a transaction
+ * finds its own earlier statements' keys.  A batch sets many keys of a page
+ * under one lock and one WAL record, in the order of the pages: a bulk load
+ * does a fraction of the buffer lookups, locks and WAL of one key at a time.
+ * A transaction that aborts drops its hashes, which no row needs.
+ *
+ * Setting hashes holds the metapage's share lock from the moment it reads
+ * which layer is the newest until the bits are set.  What changes the list
+ * of layers (growth, a compaction, a move: bfgrow.c, bfcompact.c) does so
+ * under the exclusive lock, so every batch is set wholly before or wholly
+ * after such a change: a compaction can name its new layer and know that
+ * from then on every key goes into it, and that every key that went into the
+ * old layers is in a heap tuple already there (a hash is kept only after
+ * its row's heap tuple is written).  The backend's copy of the metapage
+ * (rd_amcache) is refreshed when the metapage's generation differs from it.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -14,158 +36,459 @@
  */
 #include "postgres.h"
 
-#include "port/pg_bitutils.h"
+#include "access/relation.h"
+#include "access/xact.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "bfindex.h"
 
-/* older layers an insert looks in before setting bits in the newest */
-#define BF_OLDER_CHECKED	4
-/* a page's fill is counted after one change in 8 when it holds 1,024 keys */
-#define BF_FILL_SAMPLE		8
-#define BF_FILL_SAMPLE_KEYS	1024
+/* hashes a backend keeps per index before it sets them (512 kB) */
+#define BF_PENDING_MAX		65536
+
+typedef struct BfPending
+{
+	Oid			indexoid;		/* hash key */
+	uint32		n;
+	uint32		size;
+	uint64	   *hashes;
+} BfPending;
+
+/* the transaction's pending hashes, by index (in TopTransactionContext) */
+static HTAB *bf_pending = NULL;
+static bool bf_xact_registered = false;
+
+static void bf_xact_callback(XactEvent event, void *arg);
 
 /*
- * Does this page hold more bits than its share of the layer's capacity
- * would set on average?  Each page sees a random share of the layer's keys,
- * so the first page to cross this line does so when the layer as a whole is
- * a little short of its capacity: growth comes early.  Only the page an
- * inserter writes is counted: nothing shared decides growth.
- *
- * This runs after inserts that set bits, under the page's exclusive lock,
- * so it must be cheap: the limit is computed once per layer and page size
- * and kept in the backend's state; the bits are counted by PostgreSQL's
- * pg_popcount (the CPU's popcount instruction where there is one: a loop of
- * __builtin_popcountll compiled without -mpopcnt calls libgcc's routine a
- * thousand times per page, which cost as much as the rest of an insert);
- * and on a page whose share of the layer is at least BF_FILL_SAMPLE_KEYS
- * keys, only one change in BF_FILL_SAMPLE is followed by a count (counting
- * 8 kB after each change of 64 bytes was a tenth of a COPY's time).  A full
- * page is then found a few changes late, a few keys in a thousand of its
- * share, well inside the rate's headroom (bfindex.h).
+ * Keys a backend adds to a layer before it adds them to the layer's count
+ * in the metapage (an exclusive lock and a WAL record): a share of the
+ * layer's capacity, so that even a small layer is counted closely.  The
+ * count lags by at most this much per backend: growth comes a little late,
+ * within the rate's headroom, never early.
  */
-static bool
-bf_page_full(BfState *state, uint32 i, const BfLayer *layer, Page page)
+static uint32
+bf_count_batch(const BfLayer *layer)
 {
-	uint32		nblocks = BfPageGetHeader(page)->nblocks;
+	return (uint32) Max(Min(layer->capacity / 256, 1024), 1);
+}
 
-	if (state->fill_nblocks != nblocks || state->fill_layer != i)
+/* One key of a batch: its page in a layer, and where it is in the batch. */
+typedef struct BfSortKey
+{
+	uint64		block;			/* its block in the layer */
+	uint32		i;				/* its index in the batch */
+} BfSortKey;
+
+static int
+bf_sortkey_cmp(const void *a, const void *b)
+{
+	const BfSortKey *x = (const BfSortKey *) a;
+	const BfSortKey *y = (const BfSortKey *) b;
+
+	if (x->block != y->block)
+		return x->block < y->block ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * The keys of hashes[] not marked done, sorted by their block in layer;
+ * returns how many.
+ */
+static uint32
+bf_sort_by_block(const BfLayer *layer, const uint64 *hashes, const bool *done,
+				 uint32 n, BfSortKey *keys)
+{
+	uint32		m = 0;
+
+	for (uint32 i = 0; i < n; i++)
+		if (!done[i])
+		{
+			keys[m].block = bloom_block_of(hashes[i], layer->nblocks);
+			keys[m].i = i;
+			m++;
+		}
+	qsort(keys, m, sizeof(BfSortKey), bf_sortkey_cmp);
+	return m;
+}
+
+/*
+ * Mark done[] the hashes an older live layer reports (as RedisBloom does: a
+ * key a layer reports is not added again, which keeps repeated keys from
+ * filling the newest layer and writes no WAL).  Page by page, under share
+ * locks.
+ */
+static void
+bf_mark_present(Relation index, const BfMetaPageData *meta, const BfLayer *layer,
+				const uint64 *hashes, bool *done, uint32 n, BfSortKey *keys)
+{
+	uint32		m = bf_sort_by_block(layer, hashes, done, n, keys);
+
+	for (uint32 j = 0; j < m;)
 	{
-		double		sd;
+		BlockNumber p = (BlockNumber) (keys[j].block / BF_BLOCKS_PER_PAGE);
+		Buffer		buf = bf_read_page(index, meta, layer, p);
+		const uint8 *bits;
 
-		state->fill_keys = (double) layer->capacity * nblocks / (double) layer->nblocks;
-		bloom_expected_fill(nblocks, (int) layer->k, state->fill_keys,
-							&state->fill_limit, &sd);
-		state->fill_layer = i;
-		state->fill_nblocks = nblocks;
+		if (!BufferIsValid(buf))
+			elog(ERROR, "bloomfilter index \"%s\" changed under its metapage's lock",
+				 RelationGetRelationName(index));
+		bits = BfPageGetBits(BufferGetPage(buf));
+		for (; j < m && keys[j].block / BF_BLOCKS_PER_PAGE == p; j++)
+			if (bloom_block_test(bits + (keys[j].block % BF_BLOCKS_PER_PAGE) * BLOOM_BLOCK_BYTES,
+								 (int) layer->k, hashes[keys[j].i]))
+				done[keys[j].i] = true;
+		UnlockReleaseBuffer(buf);
 	}
-	if (state->fill_keys >= BF_FILL_SAMPLE_KEYS &&
-		state->nchanges++ % BF_FILL_SAMPLE != 0)
-		return false;
-	return (double) pg_popcount((const char *) BfPageGetBits(page),
-								(int) (nblocks * BLOOM_BLOCK_BYTES)) > state->fill_limit;
 }
 
 /*
- * Does one of the BF_OLDER_CHECKED layers before the newest, i, report hash
- * h?  Each is a page read, most often a cache miss: an index grown from a
- * small capacity has many layers, and testing them all cost a COPY into it
- * more than the rest of its inserts.  The layers left out are the smallest
- * (each layer holds twice the keys of the one before), together less than
- * 1/2^BF_OLDER_CHECKED of the keys of the older ones: a key repeated from
- * them gets its bits set in the newest layer too, which costs a little fill
- * and WAL, never a lost key (probes test every layer).
+ * Set the bits of the hashes not done[] in the newest layer: per page, the
+ * keys whose bits are all set already are skipped under a share lock; the
+ * others are set under the exclusive lock, with one WAL record for the
+ * page.  Returns the keys that set bits.
  */
-static bool
-bf_present_in_older(Relation index, const BfMetaPageData *meta, uint32 i,
-					uint64 h)
+static uint32
+bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
+			  const bool *done, uint32 n, BfSortKey *keys)
 {
-	uint32		oldest = i > BF_OLDER_CHECKED ? i - BF_OLDER_CHECKED : 0;
+	const BfLayer *layer = &meta->layers[meta->nlayers - 1];
+	uint32		m = bf_sort_by_block(layer, hashes, done, n, keys);
+	uint32		added = 0;
+	size_t		offs[BF_BLOCKS_PER_PAGE];
+	uint8	   *blks = palloc(BF_BLOCKS_PER_PAGE * BLOOM_BLOCK_BYTES);
 
-	while (i-- > oldest)
-		if (bf_layer_test(index, &meta->layers[i], i, h))
-			return true;
-	return false;
+	for (uint32 j = 0; j < m;)
+	{
+		BlockNumber p = (BlockNumber) (keys[j].block / BF_BLOCKS_PER_PAGE);
+		uint32		end;
+		Buffer		buf = bf_read_page(index, meta, layer, p);
+		uint8	   *bits;
+		bool		any = false;
+		int			nblk = 0;
+
+		if (!BufferIsValid(buf))
+			elog(ERROR, "bloomfilter index \"%s\" changed under its metapage's lock",
+				 RelationGetRelationName(index));
+		for (end = j; end < m && keys[end].block / BF_BLOCKS_PER_PAGE == p; end++)
+			if (!any &&
+				!bloom_block_test(BfPageGetBits(BufferGetPage(buf)) +
+								  (keys[end].block % BF_BLOCKS_PER_PAGE) * BLOOM_BLOCK_BYTES,
+								  (int) layer->k, hashes[keys[end].i]))
+				any = true;
+		if (!any)
+		{
+			UnlockReleaseBuffer(buf);
+			j = end;
+			continue;
+		}
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bits = BfPageGetBits(BufferGetPage(buf));
+		/* the new contents of each block the page's keys touch, in order */
+		for (; j < end; j++)
+		{
+			size_t		off = (keys[j].block % BF_BLOCKS_PER_PAGE) * BLOOM_BLOCK_BYTES;
+			uint8	   *blk;
+
+			if (nblk == 0 || offs[nblk - 1] != off)
+			{
+				offs[nblk] = off;
+				memcpy(blks + (size_t) nblk * BLOOM_BLOCK_BYTES, bits + off, BLOOM_BLOCK_BYTES);
+				nblk++;
+			}
+			blk = blks + (size_t) (nblk - 1) * BLOOM_BLOCK_BYTES;
+			if (!bloom_block_test(blk, (int) layer->k, hashes[keys[j].i]))
+			{
+				bloom_set_hash(blk, 1, (int) layer->k, hashes[keys[j].i]);
+				added++;
+			}
+		}
+		/* (another backend may have set them all between our two locks) */
+		{
+			int			changed = 0;
+
+			for (int b = 0; b < nblk; b++)
+				if (memcmp(blks + (size_t) b * BLOOM_BLOCK_BYTES, bits + offs[b],
+						   BLOOM_BLOCK_BYTES) != 0)
+				{
+					offs[changed] = offs[b];
+					memmove(blks + (size_t) changed * BLOOM_BLOCK_BYTES,
+							blks + (size_t) b * BLOOM_BLOCK_BYTES, BLOOM_BLOCK_BYTES);
+					changed++;
+				}
+			if (changed > 0)
+				bf_log_blocks(index, buf, changed, offs, blks);
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	pfree(blks);
+	return added;
+}
+
+typedef struct BfCountArg
+{
+	uint32		layer;			/* the layer's id */
+	uint32		count;			/* keys to add to its nkeys */
+} BfCountArg;
+
+static bool
+bf_add_count(BfMetaPageData *meta, void *arg)
+{
+	BfCountArg *a = (BfCountArg *) arg;
+
+	for (uint32 i = 0; i < meta->nlayers; i++)
+	{
+		BfLayer    *l = &meta->layers[i];
+
+		if (l->id != a->layer)
+			continue;
+		l->nkeys += a->count;
+		return true;
+	}
+	return false;				/* the layer is gone: nothing to count */
+}
+
+/* Add the keys this backend counted to their layer's nkeys in the metapage. */
+static void
+bf_flush_count(Relation index, BfState *state)
+{
+	BfCountArg	arg;
+
+	arg.layer = state->count_layer;
+	arg.count = state->count;
+	state->count = 0;
+	bf_update_meta(index, bf_add_count, &arg);
 }
 
 /*
- * Set the key's bits in the newest layer this backend knows of.  A layer
- * added meanwhile by another backend is found at the next relcache
- * invalidation or when this backend's layer looks full; a key set in an
- * older layer is still found, since probes test every layer.
+ * Set the hashes in the index: in slices that fit in the newest layer's
+ * room, each under the metapage's share lock, growing between them.
  */
+static void
+bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
+{
+	bool	   *done = palloc(n * sizeof(bool));
+	BfSortKey  *keys = palloc(n * sizeof(BfSortKey));
+	uint32		off = 0;
+
+	bool		grown = false;
+
+	while (off < n)
+	{
+		BfState    *state = bf_get_state(index);
+		Buffer		metabuf = ReadBuffer(index, BF_METAPAGE_BLKNO);
+		BfMetaPageData *meta;
+		const BfLayer *newest;
+		uint32		id;
+		uint32		batch;
+		uint32		slice;
+		uint32		oldest;
+		uint32		added;
+		uint64		nkeys;
+		double		room;
+
+		LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+		meta = BfPageGetMeta(BufferGetPage(metabuf));
+		if (meta->generation != state->meta.generation ||
+			meta->magic != state->meta.magic)
+		{
+			BfMetaPageData copy;
+
+			memcpy(&copy, meta, sizeof(copy));
+			bf_check_meta(index, &copy);
+			bf_check_family_meta(index, &copy, &state->keytype);
+			state->meta = copy;
+		}
+		/* (the layers are the copy's; counts change without a new generation) */
+		nkeys = meta->nlayers > 0 ? meta->layers[meta->nlayers - 1].nkeys : 0;
+		meta = &state->meta;
+		if (bf_live_layers(meta) == 0)
+		{
+			/* an unlogged index after a crash: its init fork has no layer */
+			UnlockReleaseBuffer(metabuf);
+			bf_grow(index, 0);
+			continue;
+		}
+		newest = &meta->layers[meta->nlayers - 1];
+		id = newest->id;
+		batch = bf_count_batch(newest);
+		room = (double) newest->capacity - (double) nkeys -
+			(state->count_layer == id ? state->count : 0);
+		if (room < 1 && !grown)
+		{
+			/*
+			 * The newest layer holds its capacity and a key does not fit:
+			 * count what this backend added, and grow (or wait for whoever
+			 * grows it).
+			 */
+			UnlockReleaseBuffer(metabuf);
+			if (state->count > 0)
+				bf_flush_count(index, state);
+			bf_grow(index, id);
+			grown = true;
+			continue;
+		}
+		/* (a layer that cannot grow, or one another backend grows, takes all) */
+		slice = room >= (double) (n - off) || room < 1 ? n - off : (uint32) room;
+		grown = false;
+
+		memset(done + off, 0, slice * sizeof(bool));
+		oldest = Max(meta->replaced, meta->nlayers - 1 > BF_OLDER_CHECKED ?
+					 meta->nlayers - 1 - BF_OLDER_CHECKED : 0);
+		for (uint32 i = meta->nlayers - 1; i > oldest; i--)
+			bf_mark_present(index, meta, &meta->layers[i - 1], hashes + off,
+							done + off, slice, keys);
+		added = bf_set_newest(index, meta, hashes + off, done + off, slice, keys);
+		UnlockReleaseBuffer(metabuf);
+		off += slice;
+
+		if (added > 0)
+		{
+			if (state->count_layer != id && state->count > 0)
+				bf_flush_count(index, state);
+			state = bf_get_state(index);
+			state->count_layer = id;
+			state->count += added;
+			/* (a full layer is counted at once: others then grow it) */
+			if (state->count >= batch || (double) added >= room)
+				bf_flush_count(index, state);
+		}
+	}
+	pfree(done);
+	pfree(keys);
+}
+
+/* Set an index's pending hashes, if any. */
+static void
+bf_flush_entry(Relation index, BfPending *p)
+{
+	if (p->n == 0)
+		return;
+	bf_set_hashes(index, p->hashes, p->n);
+	p->n = 0;
+}
+
+/*
+ * Set this backend's pending hashes of an index before it is probed (the
+ * caller holds a lock on it), so that a transaction finds its own keys.
+ */
+void
+bf_flush_pending(Relation index)
+{
+	BfPending  *p;
+
+	if (bf_pending == NULL)
+		return;
+	p = hash_search(bf_pending, &index->rd_id, HASH_FIND, NULL);
+	if (p)
+		bf_flush_entry(index, p);
+}
+
+/* Keep a key's hash, to be set with the others of the transaction. */
 bool
 bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		 Relation heapRel, IndexUniqueCheck checkUnique,
 		 bool indexUnchanged, IndexInfo *indexInfo)
 {
 	BfState    *state;
-	BfMetaPageData meta;
-	const BfLayer *layer;
-	uint32		i;
-	uint64		h;
-	Buffer		buf;
-	size_t		off;
-	Page		page;
-	uint8		blk[BLOOM_BLOCK_BYTES];
-	bool		full;
+	BfPending  *p;
+	bool		found;
 
 	if (isnull[0])
 		return false;
+	state = bf_get_state(index);
 
-	state = bf_get_state(index, false);
-	if (state->meta.nlayers == 0)
+	if (bf_pending == NULL)
 	{
-		/* an unlogged index after a crash: its init fork has no layer */
-		bf_grow(index, 0);
-		state = bf_get_state(index, true);
-		if (state->meta.nlayers == 0)
-			elog(ERROR, "bloomfilter index \"%s\" has no layer",
-				 RelationGetRelationName(index));
-	}
-	/* copies: rd_amcache goes at a relcache invalidation */
-	meta = state->meta;
-	i = meta.nlayers - 1;
-	layer = &meta.layers[i];
-	h = bloom_key_hash(&state->keytype, values[0], state->meta.seed);
+		HASHCTL		ctl;
 
-	/*
-	 * Most keys of a busy table are already there: look under share locks,
-	 * in the newest layer first, then in the largest older ones (as
-	 * RedisBloom does: a key a layer reports is not added again, which keeps
-	 * repeated keys from filling the newest layer and writes no WAL).
-	 */
-	buf = bf_read_block(index, layer, i, h, &off);
-	if (bloom_block_test(BfPageGetBits(BufferGetPage(buf)) + off,
-						 (int) layer->k, h))
-	{
-		UnlockReleaseBuffer(buf);
-		return false;
+		if (!bf_xact_registered)
+		{
+			RegisterXactCallback(bf_xact_callback, NULL);
+			bf_xact_registered = true;
+		}
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(BfPending);
+		ctl.hcxt = TopTransactionContext;
+		bf_pending = hash_create("bloomfilter pending hashes", 8, &ctl,
+								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
-	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-	if (bf_present_in_older(index, &meta, i, h))
+	p = hash_search(bf_pending, &index->rd_id, HASH_ENTER, &found);
+	if (!found)
 	{
-		ReleaseBuffer(buf);
-		return false;
+		p->n = 0;
+		p->size = 64;
+		p->hashes = MemoryContextAlloc(TopTransactionContext, p->size * sizeof(uint64));
 	}
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-
-	page = BufferGetPage(buf);
-	memcpy(blk, BfPageGetBits(page) + off, BLOOM_BLOCK_BYTES);
-	bloom_set_hash(blk, 1, (int) layer->k, h);
-	if (memcmp(blk, BfPageGetBits(page) + off, BLOOM_BLOCK_BYTES) == 0)
+	else if (p->n == p->size)
 	{
-		/* another backend set them between our two locks */
-		UnlockReleaseBuffer(buf);
-		return false;
+		p->size *= 2;
+		p->hashes = repalloc(p->hashes, p->size * sizeof(uint64));
 	}
-	bf_log_block(index, buf, off, blk);
-	/* (the state again: nothing above accepts invalidations, but be sure) */
-	state = (BfState *) index->rd_amcache;
-	full = state != NULL && bf_page_full(state, i, layer, page);
-	UnlockReleaseBuffer(buf);
-
-	if (full)
-		bf_grow(index, i + 1);
+	p->hashes[p->n++] = bloom_key_hash(&state->keytype, values[0], state->meta.seed);
+	if (p->n >= BF_PENDING_MAX)
+		bf_flush_entry(index, p);
 	return false;
+}
+
+#if PG_VERSION_NUM >= 170000
+/* At the end of a statement's inserts: set their keys. */
+void
+bfinsertcleanup(Relation index, IndexInfo *indexInfo)
+{
+	bf_flush_pending(index);
+}
+#endif
+
+/*
+ * Set every pending hash of the transaction, in every index it inserted
+ * into.  (An index dropped since the insert needs nothing.)
+ */
+void
+bf_flush_all_pending(void)
+{
+	HASH_SEQ_STATUS seq;
+	BfPending  *p;
+
+	if (bf_pending == NULL)
+		return;
+	hash_seq_init(&seq, bf_pending);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		Relation	index = p->n > 0 ?
+			try_relation_open(p->indexoid, RowExclusiveLock) : NULL;
+
+		if (index)
+		{
+			bf_flush_entry(index, p);
+			relation_close(index, NoLock);
+		}
+	}
+}
+
+/*
+ * Before commit or prepare, set every pending hash (an error here aborts the
+ * transaction); after its end, the memory is gone with the transaction's.
+ */
+static void
+bf_xact_callback(XactEvent event, void *arg)
+{
+	if (bf_pending == NULL)
+		return;
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			bf_flush_all_pending();
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PREPARE:
+			bf_pending = NULL;
+			break;
+		default:
+			break;
+	}
 }

@@ -224,17 +224,31 @@ bf_leaf_indexes(Relation rel)
 	return leaves;
 }
 
-/* Is hash h in some layer of the index? */
+/*
+ * Is hash h in some layer of the index?  meta is re-read (in place) when a
+ * compaction dropped a layer it names and its pages were reused: the new
+ * metapage names every layer a key committed before the caller's snapshot
+ * went into, as the old one did.
+ */
 bool
-bf_probe_hash(Relation index, const BfMetaPageData *meta, uint64 h)
+bf_probe_hash(Relation index, BfMetaPageData *meta, uint64 h)
 {
 	for (uint32 i = 0; i < meta->nlayers; i++)
-		if (bf_layer_test(index, &meta->layers[i], i, h))
+	{
+		int			found = bf_layer_test(index, meta, &meta->layers[i], h);
+
+		if (found == 1)
 			return true;
+		if (found < 0)
+		{
+			bf_read_meta(index, meta);
+			i = -1;				/* from the first layer again */
+		}
+	}
 	return false;
 }
 
-/* Refuse a key of another family than the index's. */
+/* Refuse a key of another family than the index's, as a bloom value does. */
 void
 bf_check_family(const BfMetaPageData *meta, const BloomKeyType *kt)
 {
@@ -251,6 +265,7 @@ bf_probe_leaf(Relation index, BloomKeyType *kt, Datum key)
 {
 	BfMetaPageData meta;
 
+	bf_flush_pending(index);
 	bf_read_meta(index, &meta);
 	bf_check_family(&meta, kt);
 	return bf_probe_hash(index, &meta, bloom_key_hash(kt, key, meta.seed));

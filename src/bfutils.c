@@ -160,7 +160,7 @@ bf_handler(PG_FUNCTION_ARGS)
 #endif
 #if PG_VERSION_NUM >= 170000
 	amroutine->amcanbuildparallel = false;
-	amroutine->aminsertcleanup = NULL;
+	amroutine->aminsertcleanup = bfinsertcleanup;
 #endif
 
 	amroutine->ambuild = bfbuild;
@@ -189,25 +189,14 @@ bf_handler(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(amroutine);
 }
 
-/* A metapage with no layer yet (bf_grow adds the first). */
+/* A metapage with the given fields. */
 void
-bf_init_metapage(Page page, uint64 capacity, double rate, const char *family)
+bf_init_metapage(Page page, const BfMetaPageData *meta)
 {
-	BfMetaPageData *meta;
-
 	PageInit(page, BLCKSZ, 0);
-	meta = BfPageGetMeta(page);
-	memset(meta, 0, sizeof(*meta));
-	meta->magic = BF_MAGIC;
-	meta->version = BF_VERSION;
-	meta->layout = BLOOM_LAYOUT_BLOCK512;
-	meta->hash = BLOOM_HASH_XXH3;
-	meta->nlayers = 0;
-	meta->seed = BLOOM_DEFAULT_SEED;
-	meta->capacity = capacity;
-	meta->rate = rate;
-	strlcpy(meta->family, family, BLOOM_FAMILY_LEN);
-	((PageHeader) page)->pd_lower = (char *) (meta + 1) - (char *) page;
+	memcpy(BfPageGetMeta(page), meta, sizeof(*meta));
+	((PageHeader) page)->pd_lower =
+		(char *) (BfPageGetMeta(page) + 1) - (char *) page;
 }
 
 /* An empty bitmap page: every byte up to BLCKSZ lies inside pd_lower. */
@@ -229,35 +218,113 @@ bf_init_bitmap_page(Page page, uint32 layer, uint64 first_block,
 	((PageHeader) page)->pd_lower = BLCKSZ;
 }
 
+/* The layers not being replaced: the ones inserts and growth count. */
+uint32
+bf_live_layers(const BfMetaPageData *meta)
+{
+	return meta->nlayers - meta->replaced;
+}
+
 /*
- * Layer i of an index as its metapage describes it: sizes from the index's
- * capacity and rate, pages right after layer i - 1.  False when the layer
- * would be too large (or too tight for k <= BLOOM_MAX_K).
+ * A layer for capacity keys at the rate of live position "position", its
+ * pages where bf_place_layer finds room in the index as meta describes it.
+ * False when the layer would be too large (or too tight for k <=
+ * BLOOM_MAX_K), or the index has no room for another layer.
  */
 bool
-bf_plan_layer(const BfMetaPageData *meta, uint32 i, BfLayer *layer)
+bf_plan_layer(const BfMetaPageData *meta, uint32 position, uint64 capacity,
+			  BfLayer *layer)
 {
-	double		cap = (double) meta->capacity * pow(BF_GROWTH, i);
-	double		rate = BF_LAYER_RATE(meta->rate, i);
+	double		rate = BF_LAYER_RATE(meta->rate, position);
 	uint64		nblocks;
-	uint64		start;
 	int			k;
+	uint64		npages;
 
-	if (i >= BF_MAX_LAYERS || cap > (double) PG_INT64_MAX ||
-		!bloom_plan((uint64) cap, rate, &nblocks, &k))
+	if (meta->nlayers >= BF_MAX_LAYERS || capacity < 1 ||
+		!bloom_plan(capacity, rate, &nblocks, &k))
 		return false;
-	start = i == 0 ? 1 :
-		(uint64) meta->layers[i - 1].start + meta->layers[i - 1].npages;
+	npages = (nblocks + BF_BLOCKS_PER_PAGE - 1) / BF_BLOCKS_PER_PAGE;
+	if (npages >= MaxBlockNumber / 2)
+		return false;
 	memset(layer, 0, sizeof(*layer));
 	layer->nblocks = nblocks;
 	layer->k = (uint32) k;
-	layer->capacity = (uint64) cap;
+	layer->capacity = capacity;
 	layer->rate = rate;
-	layer->npages = (BlockNumber) ((nblocks + BF_BLOCKS_PER_PAGE - 1) / BF_BLOCKS_PER_PAGE);
-	if (start + layer->npages >= MaxBlockNumber)
+	layer->npages = (BlockNumber) npages;
+	layer->start = bf_place_layer(meta, layer->npages);
+	if (layer->start == InvalidBlockNumber)
 		return false;
-	layer->start = (BlockNumber) start;
+	layer->id = meta->next_id;
 	return true;
+}
+
+/*
+ * The layer growth adds after the newest: BF_GROWTH times the newest's
+ * capacity, or as many keys as the live layers hold if that is more (so
+ * that an index that outgrew its layers catches up at once).
+ */
+bool
+bf_plan_next_layer(const BfMetaPageData *meta, BfLayer *layer)
+{
+	uint32		live = bf_live_layers(meta);
+	double		cap;
+	double		held = 0;
+
+	if (live == 0)
+		cap = (double) meta->capacity;
+	else
+	{
+		cap = (double) meta->layers[meta->nlayers - 1].capacity * BF_GROWTH;
+		for (uint32 i = meta->replaced; i < meta->nlayers; i++)
+			held += (double) meta->layers[i].nkeys;
+		cap = Max(cap, held);
+	}
+	if (live >= BF_GROW_LAYERS || cap > (double) PG_INT64_MAX)
+		return false;
+	return bf_plan_layer(meta, live, (uint64) cap, layer);
+}
+
+/*
+ * The first block of npages consecutive pages that no named layer uses: the
+ * lowest gap between layers that is large enough, else after the last one.
+ * Pages past the last named layer may exist already (left by a crash, or by
+ * layers a compaction dropped): they are reused.
+ */
+BlockNumber
+bf_place_layer(const BfMetaPageData *meta, BlockNumber npages)
+{
+	BlockNumber candidate = 1;
+
+	for (;;)
+	{
+		BlockNumber next = candidate;
+
+		/* the first layer that overlaps [candidate, candidate + npages) */
+		for (uint32 i = 0; i < meta->nlayers; i++)
+		{
+			const BfLayer *l = &meta->layers[i];
+
+			if (l->start < candidate + npages && candidate < l->start + l->npages)
+				next = Max(next, l->start + l->npages);
+		}
+		if (next == candidate)
+			return candidate;
+		if ((uint64) next + npages >= MaxBlockNumber)
+			return InvalidBlockNumber;
+		candidate = next;
+	}
+}
+
+/* One past the last page any named layer uses. */
+BlockNumber
+bf_layers_end(const BfMetaPageData *meta)
+{
+	BlockNumber end = 1;
+
+	for (uint32 i = 0; i < meta->nlayers; i++)
+		end = Max(end, meta->layers[i].start + meta->layers[i].npages);
+	return end;
 }
 
 static void
@@ -271,12 +338,14 @@ bf_corrupt(Relation index, const char *what)
 			errhint("Rebuild the index with REINDEX."));
 }
 
-/* Refuse a metapage that is not one this code wrote. */
-void
-bf_check_meta(Relation index, const BfMetaPageData *meta)
+/*
+ * Refuse a metapage that is not one this code wrote: every field in range,
+ * layers with distinct ids, inside the file's nblocks and not overlapping.
+ */
+static void
+bf_check_meta_size(Relation index, const BfMetaPageData *meta,
+				   BlockNumber nblocks)
 {
-	BlockNumber next = 1;
-
 	if (meta->magic != BF_MAGIC)
 		bf_corrupt(index, "a wrong magic number");
 	if (meta->version != BF_VERSION)
@@ -289,6 +358,10 @@ bf_check_meta(Relation index, const BfMetaPageData *meta)
 		bf_corrupt(index, "an unknown layout or hash scheme");
 	if (meta->nlayers > BF_MAX_LAYERS)
 		bf_corrupt(index, "too many layers");
+	if (meta->op > BF_OP_MOVE || meta->replaced > meta->nlayers ||
+		(meta->op == BF_OP_NONE) != (meta->replaced == 0) ||
+		(meta->op != BF_OP_NONE && meta->replaced == meta->nlayers))
+		bf_corrupt(index, "an invalid operation in progress");
 	if (!(meta->rate > 0.0 && meta->rate < 1.0) || meta->capacity < 1)
 		bf_corrupt(index, "an invalid capacity or rate");
 	if (memchr(meta->family, '\0', BLOOM_FAMILY_LEN) == NULL)
@@ -297,20 +370,40 @@ bf_check_meta(Relation index, const BfMetaPageData *meta)
 	{
 		const BfLayer *l = &meta->layers[i];
 
-		if (l->start != next || l->k < 1 || l->k > BLOOM_MAX_K ||
+		if (l->start < 1 || l->k < 1 || l->k > BLOOM_MAX_K ||
 			l->nblocks < 1 || l->nblocks > BLOOM_MAX_NBLOCKS ||
-			l->npages != (l->nblocks + BF_BLOCKS_PER_PAGE - 1) / BF_BLOCKS_PER_PAGE)
+			l->npages != (l->nblocks + BF_BLOCKS_PER_PAGE - 1) / BF_BLOCKS_PER_PAGE ||
+			(uint64) l->start + l->npages > nblocks ||
+			l->id >= meta->next_id)
 			bf_corrupt(index, "an invalid layer");
-		next = l->start + l->npages;
+		for (uint32 j = 0; j < i; j++)
+		{
+			const BfLayer *o = &meta->layers[j];
+
+			if (o->id == l->id ||
+				(o->start < l->start + l->npages && l->start < o->start + o->npages))
+				bf_corrupt(index, "overlapping layers");
+		}
 	}
 }
 
-/* Read and check the metapage. */
+void
+bf_check_meta(Relation index, const BfMetaPageData *meta)
+{
+	bf_check_meta_size(index, meta, RelationGetNumberOfBlocks(index));
+}
+
+/*
+ * Read and check the metapage.  The file's size is taken under the
+ * metapage's lock: a layer's pages are added before the metapage names them,
+ * so every page the copy names is within it.
+ */
 void
 bf_read_meta(Relation index, BfMetaPageData *meta)
 {
 	Buffer		buf;
 	Page		page;
+	BlockNumber nblocks;
 
 	if (RelationGetNumberOfBlocks(index) == 0)
 		bf_corrupt(index, "not been written");
@@ -323,8 +416,9 @@ bf_read_meta(Relation index, BfMetaPageData *meta)
 		bf_corrupt(index, "not been initialized");
 	}
 	memcpy(meta, BfPageGetMeta(page), sizeof(*meta));
+	nblocks = RelationGetNumberOfBlocks(index);
 	UnlockReleaseBuffer(buf);
-	bf_check_meta(index, meta);
+	bf_check_meta_size(index, meta, nblocks);
 }
 
 /*
@@ -339,12 +433,31 @@ bf_key_type(Relation index, BloomKeyType *kt, MemoryContext mcxt)
 }
 
 /*
- * The backend's copy of the metapage and key type, kept in rd_amcache (gone
- * at the next relcache invalidation).  refresh re-reads the metapage: an
- * inserter does that when its layer looks full.
+ * Refuse to write or probe an index whose keys were hashed as another family
+ * than its column's keys hash now.
+ */
+void
+bf_check_family_meta(Relation index, const BfMetaPageData *meta,
+					 const BloomKeyType *kt)
+{
+	if (strcmp(meta->family, kt->family) != 0)
+		ereport(ERROR,
+				errcode(ERRCODE_DATATYPE_MISMATCH),
+				errmsg("bloomfilter index \"%s\" holds keys of family \"%s\", not \"%s\"",
+					   RelationGetRelationName(index),
+					   bloom_family_display(meta->family),
+					   bloom_family_display(kt->family)),
+				errdetail("Its keys were hashed by another PostgreSQL version or platform."),
+				errhint("Rebuild the index with REINDEX."));
+}
+
+/*
+ * The backend's state of an index, kept in rd_amcache (gone at the next
+ * relcache invalidation): its key type, and a copy of the metapage that an
+ * inserter checks against the metapage itself (bfinsert.c).
  */
 BfState *
-bf_get_state(Relation index, bool refresh)
+bf_get_state(Relation index)
 {
 	BfState    *state = (BfState *) index->rd_amcache;
 
@@ -352,87 +465,91 @@ bf_get_state(Relation index, bool refresh)
 	{
 		state = MemoryContextAllocZero(index->rd_indexcxt, sizeof(BfState));
 		bf_key_type(index, &state->keytype, index->rd_indexcxt);
-		refresh = true;
-	}
-	if (refresh)
-	{
-		BfMetaPageData meta;
-
-		bf_read_meta(index, &meta);
-		if (strcmp(meta.family, state->keytype.family) != 0)
-			ereport(ERROR,
-					errcode(ERRCODE_DATATYPE_MISMATCH),
-					errmsg("bloomfilter index \"%s\" holds keys of family \"%s\", not \"%s\"",
-						   RelationGetRelationName(index),
-						   bloom_family_display(meta.family),
-						   bloom_family_display(state->keytype.family)),
-					errdetail("Its keys were hashed by another PostgreSQL version or platform."),
-					errhint("Rebuild the index with REINDEX."));
-		state->meta = meta;
+		bf_read_meta(index, &state->meta);
+		bf_check_family_meta(index, &state->meta, &state->keytype);
 		index->rd_amcache = state;
 	}
 	return state;
 }
 
-/* ereport for a bitmap page that is not the one the metapage promises */
-static void
-bf_check_page(Relation index, Buffer buf, uint32 layer, uint64 first_block)
+/* Is the page the one of layer l, at layer block first_block? */
+static bool
+bf_page_is(Page page, const BfLayer *layer, uint64 first_block)
 {
-	Page		page = BufferGetPage(buf);
 	BfPageHeader *hdr = BfPageGetHeader(page);
 
-	if (PageIsNew(page) || hdr->magic != BF_MAGIC || hdr->layer != layer ||
-		hdr->first_block != first_block || hdr->nblocks < 1 ||
-		hdr->nblocks > BF_BLOCKS_PER_PAGE ||
-		((PageHeader) page)->pd_lower != BLCKSZ)
-		ereport(ERROR,
-				errcode(ERRCODE_INDEX_CORRUPTED),
-				errmsg("bloomfilter index \"%s\" is corrupted",
-					   RelationGetRelationName(index)),
-				errdetail("Bitmap page %u is not page %llu of layer %u.",
-						  BufferGetBlockNumber(buf),
-						  (unsigned long long) (first_block / BF_BLOCKS_PER_PAGE),
-						  layer),
-				errhint("Rebuild the index with REINDEX."));
-}
-
-/* Pin, share-lock and check page p of layer i. */
-Buffer
-bf_read_page(Relation index, const BfLayer *layer, uint32 i, BlockNumber p)
-{
-	Buffer		buf = ReadBuffer(index, layer->start + p);
-
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	bf_check_page(index, buf, i, (uint64) p * BF_BLOCKS_PER_PAGE);
-	return buf;
+	return !PageIsNew(page) && hdr->magic == BF_MAGIC &&
+		hdr->layer == layer->id && hdr->first_block == first_block &&
+		hdr->nblocks >= 1 && hdr->nblocks <= BF_BLOCKS_PER_PAGE &&
+		hdr->nblocks == Min((uint64) BF_BLOCKS_PER_PAGE, layer->nblocks - first_block) &&
+		((PageHeader) page)->pd_lower == BLCKSZ;
 }
 
 /*
- * Pin and share-lock the page of layer i that holds hash h's block; *off is
- * the block's offset in the page's bits.
+ * Pin and share-lock page p of a layer of the index as meta describes it.
+ * A page that is not that layer's: if the metapage changed since meta was
+ * read, the page was reused after a compaction dropped the layer, and
+ * InvalidBuffer tells the caller to read the metapage again; otherwise the
+ * index is corrupt.
  */
 Buffer
-bf_read_block(Relation index, const BfLayer *layer, uint32 i, uint64 h,
-			  size_t *off)
+bf_read_page(Relation index, const BfMetaPageData *meta, const BfLayer *layer,
+			 BlockNumber p)
+{
+	uint64		first = (uint64) p * BF_BLOCKS_PER_PAGE;
+	Buffer		buf = ReadBuffer(index, layer->start + p);
+	BfMetaPageData now;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	if (likely(bf_page_is(BufferGetPage(buf), layer, first)))
+		return buf;
+	UnlockReleaseBuffer(buf);
+	bf_read_meta(index, &now);
+	if (now.generation != meta->generation)
+		return InvalidBuffer;
+	ereport(ERROR,
+			errcode(ERRCODE_INDEX_CORRUPTED),
+			errmsg("bloomfilter index \"%s\" is corrupted",
+				   RelationGetRelationName(index)),
+			errdetail("Bitmap page %u is not page %u of layer %u.",
+					  layer->start + p, p, layer->id),
+			errhint("Rebuild the index with REINDEX."));
+	return InvalidBuffer;		/* keep compiler quiet */
+}
+
+/*
+ * Pin and share-lock the page of a layer that holds hash h's block (or
+ * InvalidBuffer, as bf_read_page); *off is the block's offset in the page's
+ * bits.
+ */
+Buffer
+bf_read_block(Relation index, const BfMetaPageData *meta, const BfLayer *layer,
+			  uint64 h, size_t *off)
 {
 	uint64		b = bloom_block_of(h, layer->nblocks);
 
 	*off = (size_t) (b % BF_BLOCKS_PER_PAGE) * BLOOM_BLOCK_BYTES;
-	return bf_read_page(index, layer, i, (BlockNumber) (b / BF_BLOCKS_PER_PAGE));
+	return bf_read_page(index, meta, layer, (BlockNumber) (b / BF_BLOCKS_PER_PAGE));
 }
 
-/* Does layer i report hash h?  (Its page is read under a share lock.) */
-bool
-bf_layer_test(Relation index, const BfLayer *layer, uint32 i, uint64 h)
+/*
+ * Does a layer report hash h?  1 if so, 0 if not, -1 if meta is out of date
+ * (bf_read_page).  The page is read under a share lock.
+ */
+int
+bf_layer_test(Relation index, const BfMetaPageData *meta,
+			  const BfLayer *layer, uint64 h)
 {
 	size_t		off;
-	Buffer		buf = bf_read_block(index, layer, i, h, &off);
+	Buffer		buf = bf_read_block(index, meta, layer, h, &off);
 	bool		found;
 
+	if (!BufferIsValid(buf))
+		return -1;
 	found = bloom_block_test(BfPageGetBits(BufferGetPage(buf)) + off,
 							 (int) layer->k, h);
 	UnlockReleaseBuffer(buf);
-	return found;
+	return found ? 1 : 0;
 }
 
 /* A new page at the end of the index, pinned and exclusively locked. */

@@ -1,11 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * bfvacuum.c
- *	  VACUUM of a bloomfilter index: nothing to remove.
+ *	  VACUUM of a bloomfilter index: nothing to remove key by key; the
+ *	  cleanup compacts the index when it is due (bfcompact.c).
  *
  * A Bloom filter cannot forget a key (its bits may be shared with other
  * keys), so dead rows leave their bits: more false positives, never a false
- * negative.  REINDEX is the clean-up.  VACUUM only reports the index's size.
+ * negative.  A compaction, which builds one layer from the table's rows,
+ * drops them, as REINDEX does.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -16,6 +18,8 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
+#include "catalog/index.h"
 #include "utils/rel.h"
 
 #include "bfindex.h"
@@ -30,14 +34,28 @@ bfbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 }
 
 /*
- * The index holds no tuples to count: report the table's count, as an
+ * Compact the index when it is due (more than one layer, or mostly the keys
+ * of deleted rows), finish a compaction a crash cut off, and give free pages
+ * back.  The index holds no tuples to count: report the table's count, as an
  * estimate, so that VACUUM neither warns nor stores a wrong reltuples.
  */
 IndexBulkDeleteResult *
 bfvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
+	Relation	heap;
+
 	if (info->analyze_only)
 		return stats;
+	/* VACUUM holds a lock on the table that keeps other VACUUMs out */
+#if PG_VERSION_NUM >= 160000
+	heap = info->heaprel;
+#else
+	heap = table_open(IndexGetRelation(RelationGetRelid(info->index), false), NoLock);
+#endif
+	bf_compact(info->index, heap, info->num_heap_tuples, !info->estimated_count);
+#if PG_VERSION_NUM < 160000
+	table_close(heap, NoLock);
+#endif
 	if (stats == NULL)
 		stats = palloc0(sizeof(IndexBulkDeleteResult));
 	stats->num_pages = RelationGetNumberOfBlocks(info->index);

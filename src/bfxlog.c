@@ -8,8 +8,8 @@
  * replayed by PostgreSQL's generic_redo) to make its pages crash-safe and
  * replicated.  GenericXLogStart/Finish find what changed by copying the
  * whole 8 kB page and comparing it byte by byte with the original, which
- * costs more than the rest of an insert together.  An insert knows what it
- * changed (a few bytes of one block), so it writes the record itself, in
+ * costs more than the rest of an insert together.  Inserts know what they
+ * changed (a few bytes of some blocks), so they write the record themselves, in
  * the format generic_redo reads (src/backend/access/transam/generic_xlog.c,
  * unchanged since PostgreSQL 9.6): per registered buffer, a sequence of
  * fragments, each an OffsetNumber offset into the page, an OffsetNumber
@@ -82,25 +82,39 @@ bf_block_delta(const uint8 *old, const uint8 *new, size_t base, char *out)
 	return len;
 }
 
+/* the most a block's fragments take: one per changed byte, at worst */
+#define BF_BLOCK_DELTA_MAX	(BLOOM_BLOCK_BYTES / 2 * (BF_FRAGMENT_HEADER + 1) + BLOOM_BLOCK_BYTES)
+
 /*
- * Replace the block at offset off of the bits of buf's page (pinned and
- * exclusively locked) with newblk, and WAL-log the bytes that changed.
+ * Replace n blocks of the bits of buf's page (pinned and exclusively
+ * locked), at the offsets offs[] (ascending) in the page's bits, with the
+ * 64-byte blocks of newblks, and WAL-log the bytes that changed, in one
+ * record.
  */
 void
-bf_log_block(Relation index, Buffer buf, size_t off, const uint8 *newblk)
+bf_log_blocks(Relation index, Buffer buf, int n, const size_t *offs,
+			  const uint8 *newblks)
 {
+	static char delta[BF_BLOCKS_PER_PAGE * BF_BLOCK_DELTA_MAX];
 	Page		page = BufferGetPage(buf);
-	uint8	   *blk = BfPageGetBits(page) + off;
-	char		delta[BLOOM_BLOCK_BYTES / 2 * (BF_FRAGMENT_HEADER + 1) + BLOOM_BLOCK_BYTES];
 	size_t		len = 0;
+	bool		wal = RelationNeedsWAL(index);
 
-	if (RelationNeedsWAL(index))
-		len = bf_block_delta(blk, newblk, (size_t) (blk - (uint8 *) page), delta);
+	if (wal)
+		for (int i = 0; i < n; i++)
+		{
+			uint8	   *blk = BfPageGetBits(page) + offs[i];
+
+			len += bf_block_delta(blk, newblks + (size_t) i * BLOOM_BLOCK_BYTES,
+								  (size_t) (blk - (uint8 *) page), delta + len);
+		}
 
 	START_CRIT_SECTION();
-	memcpy(blk, newblk, BLOOM_BLOCK_BYTES);
+	for (int i = 0; i < n; i++)
+		memcpy(BfPageGetBits(page) + offs[i], newblks + (size_t) i * BLOOM_BLOCK_BYTES,
+			   BLOOM_BLOCK_BYTES);
 	MarkBufferDirty(buf);
-	if (RelationNeedsWAL(index))
+	if (wal)
 	{
 		XLogRecPtr	recptr;
 

@@ -1,0 +1,415 @@
+/*-------------------------------------------------------------------------
+ *
+ * bfcompact.c
+ *	  Compaction of a bloomfilter index: replace its layers by one sized for
+ *	  the keys its table holds, while the table stays writable; move a lone
+ *	  layer down the file, and give the free pages at its end back.  VACUUM
+ *	  does it (bfvacuum.c).
+ *
+ * A Bloom filter cannot be resized or have its keys read back, so a new
+ * layer is filled from the table.  How that keeps every key, with writers
+ * going on:
+ *
+ * 1. Under the metapage's exclusive lock, the new layer is named as the
+ *    newest (op BF_OP_COMPACT; replaced = the old layers).  Inserts hold the
+ *    share lock for all of their work (bfinsert.c), so every insert from then
+ *    on sets its key's bits in the new layer (and takes no old layer's bits
+ *    as proof that a key is there), and every insert before it is done.
+ * 2. The table is scanned with SnapshotAny: every tuple physically there,
+ *    live or not, has its key's bits set in the new layer (a superset of the
+ *    keys is only a few more false positives).  A key set in an old layer
+ *    was set before step 1, by an insert that came after its heap tuple was
+ *    written, so the scan, which starts after step 1, finds that tuple, or
+ *    no snapshot can see it any more (it was pruned as dead to all).
+ * 3. The scan's bits are ORed into the new layer's pages, keeping what
+ *    inserts set there meanwhile, each page WAL-logged whole.
+ * 4. Under the exclusive lock again the old layers are dropped (op NONE):
+ *    the new layer holds every key they held that a snapshot can still see.
+ *
+ * Probes test every named layer throughout.  One that read the metapage
+ * before step 4 may meet a dropped layer's page reused for a new layer: it
+ * then reads the metapage again (bf_read_page), which names every layer of
+ * a key committed before its snapshot.  A crash at any point leaves the
+ * metapage naming every layer a committed key went into; the next VACUUM
+ * finds op still set and does steps 2 to 4 again.
+ *
+ * A move (op BF_OP_MOVE) copies a lone layer into free pages lower in the
+ * file in the same way, the copy taking the original's place as the newest
+ * layer; then the pages past the last layer are truncated, if no other
+ * session holds the index (as VACUUM truncates a heap).
+ *
+ * The new layer's bits are built in memory, at most maintenance_work_mem
+ * (autovacuum_work_mem in autovacuum) at a time: a larger layer takes one
+ * scan of the table per part.
+ *
+ * Copyright (c) 2026, the bloomfilter developers
+ *
+ * IDENTIFICATION
+ *	  src/bfcompact.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/tableam.h"
+#include "catalog/index.h"
+#include "catalog/storage.h"
+#include "commands/vacuum.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "postmaster/autovacuum.h"
+#include "storage/lmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "bfindex.h"
+
+/*
+ * Keys the live layers hold, as counted; with the table's live rows known
+ * (VACUUM's count), at most those: no more distinct keys than rows.
+ */
+static double
+bf_held_keys(const BfMetaPageData *meta, double live_rows, bool live_rows_known)
+{
+	double		held = 0;
+
+	for (uint32 i = meta->replaced; i < meta->nlayers; i++)
+		held += (double) meta->layers[i].nkeys;
+	if (live_rows_known && live_rows >= 0 && live_rows < held)
+		held = live_rows;
+	return held;
+}
+
+/*
+ * Is a compaction worth a scan of the table: more than one live layer (each
+ * probe reads a page of each, and the deeper layers cost more bits per key
+ * than one layer for all the keys), or one holding more than twice the keys
+ * the table's rows can (the rest are keys of deleted rows: a compaction
+ * drops them and makes the layer smaller)?
+ */
+bool
+bf_compaction_due(const BfMetaPageData *meta, double live_rows,
+				  bool live_rows_known)
+{
+	uint64		counted = 0;
+
+	if (meta->op != BF_OP_NONE || bf_live_layers(meta) == 0)
+		return false;
+	if (bf_live_layers(meta) > 1)
+		return true;
+	for (uint32 i = meta->replaced; i < meta->nlayers; i++)
+		counted += meta->layers[i].nkeys;
+	return live_rows_known && live_rows >= 0 &&
+		(double) counted > 2 * live_rows + BF_MIN_CAPACITY;
+}
+
+/*
+ * The capacity of the layer a compaction makes: the keys held, with
+ * BF_COMPACT_HEADROOM for the writes to come, at least the index's capacity
+ * option and BF_MIN_CAPACITY, at most what one layer holds at the rate.
+ */
+uint64
+bf_compact_capacity(Relation index, const BfMetaPageData *meta,
+					double live_rows, bool live_rows_known)
+{
+	BfOptions  *opts = (BfOptions *) index->rd_options;
+	double		cap = bf_held_keys(meta, live_rows, live_rows_known) * BF_COMPACT_HEADROOM;
+
+	if (opts && opts->capacity > 0)
+		cap = Max(cap, (double) opts->capacity);
+	cap = Max(cap, (double) BF_MIN_CAPACITY);
+	cap = Min(cap, (double) bloom_max_capacity(BF_LAYER_RATE(meta->rate, 0)));
+	return (uint64) cap;
+}
+
+typedef struct BfOpArg
+{
+	uint16		op;
+	BfLayer		layer;			/* begin: the new layer; end: its nkeys */
+} BfOpArg;
+
+/* Name the new layer as the newest; the others are being replaced. */
+static bool
+bf_begin_op(BfMetaPageData *meta, void *arg)
+{
+	BfOpArg    *a = (BfOpArg *) arg;
+
+	if (meta->op != BF_OP_NONE || meta->nlayers >= BF_MAX_LAYERS ||
+		meta->next_id != a->layer.id)
+		elog(ERROR, "bloomfilter index changed under its grow lock");
+	meta->replaced = meta->nlayers;
+	meta->layers[meta->nlayers++] = a->layer;
+	meta->next_id++;
+	meta->op = a->op;
+	meta->generation++;
+	return true;
+}
+
+/*
+ * Drop the replaced layers.  The new one counts a->layer.nkeys more keys
+ * after a move (the copy's; its own count has the inserts since), at least
+ * that many after a compaction (the scan's count includes most inserts
+ * since).
+ */
+static bool
+bf_end_op(BfMetaPageData *meta, void *arg)
+{
+	BfOpArg    *a = (BfOpArg *) arg;
+	uint32		gone = meta->replaced;
+	BfLayer    *l = &meta->layers[gone];
+
+	if (meta->op != a->op || l->id != a->layer.id)
+		elog(ERROR, "bloomfilter index changed under its grow lock");
+	l->nkeys = a->op == BF_OP_MOVE ? l->nkeys + a->layer.nkeys :
+		Max(l->nkeys, a->layer.nkeys);
+	memmove(&meta->layers[0], &meta->layers[gone],
+			(meta->nlayers - gone) * sizeof(BfLayer));
+	meta->nlayers -= gone;
+	memset(&meta->layers[meta->nlayers], 0, gone * sizeof(BfLayer));
+	meta->replaced = 0;
+	meta->op = BF_OP_NONE;
+	meta->generation++;
+	return true;
+}
+
+/*
+ * Write a new layer's empty pages and name it as the newest, with op, under
+ * the grow lock (which growth takes too).  False if there is no room.
+ */
+static bool
+bf_begin(Relation index, uint16 op, const BfLayer *like, uint64 capacity)
+{
+	BfMetaPageData meta;
+	BfOpArg		arg;
+	bool		ok;
+
+	LockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
+	bf_read_meta(index, &meta);
+	arg.op = op;
+	if (meta.op != BF_OP_NONE)
+		ok = false;
+	else if (like)
+	{
+		/* a copy of the lone layer, in the lowest free pages */
+		arg.layer = *like;
+		arg.layer.start = bf_place_layer(&meta, like->npages);
+		arg.layer.id = meta.next_id;
+		ok = meta.nlayers < BF_MAX_LAYERS && arg.layer.start != InvalidBlockNumber;
+	}
+	else
+		ok = bf_plan_layer(&meta, 0, capacity, &arg.layer);
+	if (ok)
+	{
+		arg.layer.nkeys = 0;
+		bf_write_layer(index, &arg.layer, NULL);
+		bf_update_meta(index, bf_begin_op, &arg);
+	}
+	UnlockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
+	return ok;
+}
+
+static void
+bf_end(Relation index, uint16 op, const BfLayer *layer, uint64 nkeys)
+{
+	BfOpArg		arg;
+
+	arg.op = op;
+	arg.layer = *layer;
+	arg.layer.nkeys = nkeys;
+	LockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
+	bf_update_meta(index, bf_end_op, &arg);
+	UnlockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
+}
+
+/* The memory the new layer's bits may take at a time. */
+static Size
+bf_compact_budget(void)
+{
+	int			kb = maintenance_work_mem;
+
+#if PG_VERSION_NUM >= 180000
+	if (AmAutoVacuumWorkerProcess() && autovacuum_work_mem != -1)
+#else
+	if (IsAutoVacuumWorkerProcess() && autovacuum_work_mem != -1)
+#endif
+		kb = autovacuum_work_mem;
+	return (Size) kb * 1024;
+}
+
+/*
+ * Set the key of every tuple of the table whose key's block lies in [lo, hi)
+ * of the layer, in bits (the blocks lo..hi-1); returns the keys that set
+ * bits.
+ */
+static uint64
+bf_scan_part(Relation index, Relation heap, const BfMetaPageData *meta,
+			 const BfLayer *layer, uint64 lo, uint64 hi, uint8 *bits,
+			 BloomKeyType *kt)
+{
+	IndexInfo  *ii = BuildIndexInfo(index);
+	EState	   *estate = CreateExecutorState();
+	ExprContext *econtext = GetPerTupleExprContext(estate);
+	TupleTableSlot *slot = table_slot_create(heap, NULL);
+	ExprState  *predicate;
+	TableScanDesc scan;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	uint64		added = 0;
+
+	econtext->ecxt_scantuple = slot;
+	predicate = ExecPrepareQual(ii->ii_Predicate, estate);
+	scan = table_beginscan_strat(heap, SnapshotAny, 0, NULL, true, false);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		uint64		h;
+		uint64		b;
+
+		CHECK_FOR_INTERRUPTS();
+#if PG_VERSION_NUM >= 180000
+		vacuum_delay_point(false);
+#else
+		vacuum_delay_point();
+#endif
+		MemoryContextReset(econtext->ecxt_per_tuple_memory);
+		if (predicate && !ExecQual(predicate, econtext))
+			continue;
+		FormIndexDatum(ii, slot, estate, values, isnull);
+		if (isnull[0])
+			continue;
+		h = bloom_key_hash(kt, values[0], meta->seed);
+		b = bloom_block_of(h, layer->nblocks);
+		if (b < lo || b >= hi)
+			continue;
+		/* the part is a bloom bit array of its own, at the block's offset */
+		if (!bloom_block_test(bits + (b - lo) * BLOOM_BLOCK_BYTES, (int) layer->k, h))
+		{
+			uint8	   *blk = bits + (b - lo) * BLOOM_BLOCK_BYTES;
+
+			bloom_set_hash(blk, 1, (int) layer->k, h);
+			added++;
+		}
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	FreeExecutorState(estate);
+	return added;
+}
+
+/* Steps 2 and 3: fill the new layer from the table. */
+static uint64
+bf_fill_from_table(Relation index, Relation heap, const BfMetaPageData *meta,
+				   const BfLayer *layer)
+{
+	BloomKeyType kt;
+	uint64		part = bf_compact_budget() / BLOOM_BLOCK_BYTES;
+	uint64		added = 0;
+
+	bf_key_type(index, &kt, CurrentMemoryContext);
+	bf_check_family_meta(index, meta, &kt);
+	/* whole pages per part, at least one */
+	part = Max(part / BF_BLOCKS_PER_PAGE, 1) * BF_BLOCKS_PER_PAGE;
+	for (uint64 lo = 0; lo < layer->nblocks; lo += part)
+	{
+		uint64		hi = Min(lo + part, layer->nblocks);
+		uint8	   *bits = palloc_extended((hi - lo) * BLOOM_BLOCK_BYTES,
+										   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+
+		added += bf_scan_part(index, heap, meta, layer, lo, hi, bits, &kt);
+		bf_or_layer(index, layer, lo, hi - lo, bits);
+		pfree(bits);
+	}
+	return added;
+}
+
+/* A move's copy: OR every page of the old layer into the new one. */
+static void
+bf_copy_layer(Relation index, BfMetaPageData *meta)
+{
+	const BfLayer *from = &meta->layers[0];
+	const BfLayer *to = &meta->layers[meta->replaced];
+	uint8		bits[BF_BLOCKS_PER_PAGE * BLOOM_BLOCK_BYTES];
+
+	for (BlockNumber p = 0; p < from->npages; p++)
+	{
+		uint64		first = (uint64) p * BF_BLOCKS_PER_PAGE;
+		uint64		n = Min((uint64) BF_BLOCKS_PER_PAGE, from->nblocks - first);
+		Buffer		buf = bf_read_page(index, meta, from, p);
+
+		if (!BufferIsValid(buf))
+			elog(ERROR, "bloomfilter index \"%s\" changed during a move",
+				 RelationGetRelationName(index));
+		memcpy(bits, BfPageGetBits(BufferGetPage(buf)), n * BLOOM_BLOCK_BYTES);
+		UnlockReleaseBuffer(buf);
+		bf_or_layer(index, to, first, n, bits);
+	}
+}
+
+/*
+ * Is there a lower place for a lone layer, so that the pages after it can
+ * be given back?
+ */
+static bool
+bf_move_due(const BfMetaPageData *meta)
+{
+	return meta->op == BF_OP_NONE && meta->nlayers == 1 &&
+		bf_place_layer(meta, meta->layers[0].npages) < meta->layers[0].start;
+}
+
+/*
+ * Give back the pages after the last layer, if no other session holds the
+ * index: a session that read the metapage before a layer was dropped may
+ * still read that layer's pages.  Inserts hold a lock on the index, and so
+ * do probes, for their whole transaction.
+ */
+static void
+bf_truncate(Relation index)
+{
+	BfMetaPageData meta;
+	BlockNumber end;
+
+	bf_read_meta(index, &meta);
+	if (bf_layers_end(&meta) >= RelationGetNumberOfBlocks(index))
+		return;
+	if (!ConditionalLockRelation(index, AccessExclusiveLock))
+		return;
+	bf_read_meta(index, &meta);
+	end = bf_layers_end(&meta);
+	if (end < RelationGetNumberOfBlocks(index))
+		RelationTruncate(index, end);
+	UnlockRelation(index, AccessExclusiveLock);
+}
+
+/*
+ * Compact the index if it is due, finish an operation a crash or an error
+ * cut off, move a lone layer down, and give free pages back.  The caller
+ * (VACUUM) holds a lock on the table that keeps other compactions out.
+ */
+void
+bf_compact(Relation index, Relation heap, double live_rows, bool live_rows_known)
+{
+	BfMetaPageData meta;
+
+	bf_read_meta(index, &meta);
+	if (bf_compaction_due(&meta, live_rows, live_rows_known) &&
+		bf_begin(index, BF_OP_COMPACT, NULL,
+				 bf_compact_capacity(index, &meta, live_rows, live_rows_known)))
+		bf_read_meta(index, &meta);
+	if (meta.op == BF_OP_COMPACT)
+	{
+		BfLayer		target = meta.layers[meta.replaced];
+		uint64		added = bf_fill_from_table(index, heap, &meta, &target);
+
+		bf_end(index, BF_OP_COMPACT, &target, added);
+		bf_read_meta(index, &meta);
+	}
+	if (bf_move_due(&meta) && bf_begin(index, BF_OP_MOVE, &meta.layers[0], 0))
+		bf_read_meta(index, &meta);
+	if (meta.op == BF_OP_MOVE)
+	{
+		BfLayer		target = meta.layers[meta.replaced];
+
+		bf_copy_layer(index, &meta);
+		bf_end(index, BF_OP_MOVE, &target, meta.layers[0].nkeys);
+	}
+	bf_truncate(index);
+}
