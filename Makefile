@@ -37,6 +37,7 @@ OBJS = \
 	src/bloom_support.o \
 	src/bfutils.o \
 	src/bfbuild.o \
+	src/bfparallel.o \
 	src/bfinsert.o \
 	src/bfxlog.o \
 	src/bfgrow.o \

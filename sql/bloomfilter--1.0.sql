@@ -440,6 +440,14 @@ CREATE FUNCTION bloom_index_info(index regclass,
 
 COMMENT ON FUNCTION bloom_index_info(regclass) IS 'capacity, rate, layers, size, estimated keys, expected false-positive rate, staleness of a bloomfilter index, and what to do when it is larger or slower than its keys need (one row per partition''s index)';
 
+CREATE FUNCTION bloom_index_filters(index regclass,
+	OUT indexrelid regclass, OUT layer integer, OUT filter bloom)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'bf_index_filters'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_index_filters(regclass) IS 'each layer of a bloomfilter index (of each partition''s index) as a bloom value, byte for byte what bloom_agg(key, capacity, rate) makes of the same keys at the layer''s capacity and rate';
+
 CREATE FUNCTION bloom_index_verify(index regclass) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'bf_index_verify'
 	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;

@@ -14,8 +14,10 @@
 #include "postgres.h"
 
 #include "access/tableam.h"
+#include "commands/progress.h"
 #include "access/xloginsert.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "optimizer/plancat.h"
 #include "utils/memutils.h"
 #include "storage/smgr.h"
@@ -31,6 +33,9 @@ typedef struct BfBuildState
 	bool		full;			/* no further layer possible */
 	double		indtuples;
 } BfBuildState;
+
+/* rows between two reports of progress */
+#define BF_PROGRESS_EVERY	1024
 
 /*
  * The capacity of the first layer when the index has no capacity option:
@@ -92,7 +97,8 @@ bf_build_callback(Relation index, ItemPointer tid, Datum *values,
 
 	if (isnull[0])
 		return;
-	bs->indtuples += 1;
+	if ((int64) ++bs->indtuples % BF_PROGRESS_EVERY == 0)
+		pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, (int64) bs->indtuples);
 	h = bloom_key_hash(&bs->keytype, values[0], bs->meta.seed);
 	i = bs->meta.nlayers - 1;
 	for (uint32 j = i > BF_OLDER_CHECKED ? i - BF_OLDER_CHECKED : 0; j < i; j++)
@@ -241,12 +247,42 @@ bf_build_meta(Relation heap, Relation index, BfMetaPageData *meta,
 	meta->generation = 1;
 }
 
+/*
+ * Can the build run in parallel: is one layer enough for the rows the
+ * planner expects (the default capacity is twice them), and does the layer
+ * fit in maintenance_work_mem, the shared memory a build may take?
+ */
+static bool
+bf_parallel_ok(Relation heap, Relation index, const BfLayer *layer)
+{
+	BlockNumber pages;
+	double		tuples;
+	double		allvisfrac;
+
+	estimate_rel_size(heap, NULL, &pages, &tuples, &allvisfrac);
+	if (tuples > (double) layer->capacity)
+		return false;
+	if ((double) layer->nblocks * BLOOM_BLOCK_BYTES > (double) maintenance_work_mem * 1024)
+	{
+		ereport(NOTICE,
+				errmsg("bloomfilter index \"%s\" is built without parallel workers: its %.0f MB of bits exceed maintenance_work_mem",
+					   RelationGetRelationName(index),
+					   (double) layer->nblocks * BLOOM_BLOCK_BYTES / (1024 * 1024)),
+				errhint("Raise maintenance_work_mem for a parallel build."));
+		return false;
+	}
+	return true;
+}
+
 IndexBuildResult *
 bfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 {
 	IndexBuildResult *result;
 	BfBuildState bs;
-	double		reltuples;
+	double		reltuples = 0;
+	bool		built = false;
+	int			nworkers;
+	BlockNumber npages = 0;
 
 	if (RelationGetNumberOfBlocks(index) != 0)
 		elog(ERROR, "index \"%s\" already contains data",
@@ -264,13 +300,47 @@ bfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 				errhint("At this rate the capacity can be at most %llu.",
 						(unsigned long long) bloom_max_capacity(BF_LAYER_RATE(bs.meta.rate, 0))));
 
-	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
-									   bf_build_callback, &bs, NULL);
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, BF_PHASE_SCAN);
+	nworkers = bf_build_workers(heap, index, indexInfo);
+	if (nworkers > 0 && bf_parallel_ok(heap, index, &bs.meta.layers[0]))
+	{
+		BfLayer    *layer = &bs.meta.layers[0];
+		uint64		added;
 
+		if (bf_parallel_build(heap, index, indexInfo, &bs.meta, layer, nworkers,
+							  bs.bits[0], &reltuples, &bs.indtuples, &added))
+		{
+			if (added <= layer->capacity)
+			{
+				layer->nkeys = added;
+				built = true;
+			}
+			else
+			{
+				/* more keys than the planner expected: layers, serially */
+				ereport(NOTICE,
+						errmsg("bloomfilter index \"%s\" is built again without parallel workers: the table holds more keys than its first layer's capacity",
+							   RelationGetRelationName(index)));
+				memset(bs.bits[0], 0, layer->nblocks * BLOOM_BLOCK_BYTES);
+				bs.indtuples = 0;
+			}
+		}
+	}
+	if (!built)
+		reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
+										   bf_build_callback, &bs, NULL);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, BF_PHASE_WRITE);
+	for (uint32 i = 0; i < bs.meta.nlayers; i++)
+		npages += bs.meta.layers[i].npages;
+	pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_TOTAL, npages + 1);
 	bf_write_meta(index, &bs.meta);
+	npages = 1;
 	for (uint32 i = 0; i < bs.meta.nlayers; i++)
 	{
 		bf_write_layer(index, &bs.meta.layers[i], bs.bits[i]);
+		npages += bs.meta.layers[i].npages;
+		pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_DONE, npages);
 		pfree(bs.bits[i]);
 	}
 
@@ -278,6 +348,23 @@ bfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	result->heap_tuples = reltuples;
 	result->index_tuples = bs.indtuples;
 	return result;
+}
+
+/* The name of a phase of CREATE INDEX (pg_stat_progress_create_index). */
+char *
+bfbuildphasename(int64 phasenum)
+{
+	switch (phasenum)
+	{
+		case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
+			return "initializing";
+		case BF_PHASE_SCAN:
+			return "scanning table";
+		case BF_PHASE_WRITE:
+			return "writing index pages";
+		default:
+			return NULL;
+	}
 }
 
 /*

@@ -241,9 +241,14 @@ extern void bf_check_rate(double rate);
 extern void bf_check_family_meta(Relation index, const BfMetaPageData *meta,
 								 const BloomKeyType *kt);
 
+/* phases of CREATE INDEX (pg_stat_progress_create_index) */
+#define BF_PHASE_SCAN		2
+#define BF_PHASE_WRITE		3
+
 /* bfbuild.c */
 extern IndexBuildResult *bfbuild(Relation heap, Relation index,
 								 IndexInfo *indexInfo);
+extern char *bfbuildphasename(int64 phasenum);
 extern void bfbuildempty(Relation index);
 extern void bf_write_layer(Relation index, const BfLayer *layer,
 						   const uint8 *bits);
@@ -275,6 +280,13 @@ extern void bf_grow(Relation index, uint32 full_layer);
 extern void bf_update_meta(Relation index,
 						   bool (*change) (BfMetaPageData *meta, void *arg),
 						   void *arg);
+
+/* bfparallel.c */
+extern int	bf_build_workers(Relation heap, Relation index, IndexInfo *indexInfo);
+extern bool bf_parallel_build(Relation heap, Relation index, IndexInfo *indexInfo,
+							  const BfMetaPageData *meta, const BfLayer *layer,
+							  int nworkers, uint8 *bits, double *reltuples,
+							  double *indtuples, uint64 *added);
 
 /* bfcompact.c */
 extern void bf_compact(Relation index, Relation heap, double live_rows,

@@ -259,3 +259,86 @@ bf_index_verify(PG_FUNCTION_ARGS)
 	relation_close(rel, NoLock);
 	PG_RETURN_INT64(missing);
 }
+
+/*
+ * The layers of one leaf index as bloom values, in values[] (n of them);
+ * false if a page was reused since meta was read (then nothing is kept).
+ */
+static bool
+bf_leaf_filters(Relation index, const BfMetaPageData *meta, Datum *values)
+{
+	for (uint32 i = 0; i < meta->nlayers; i++)
+	{
+		const BfLayer *l = &meta->layers[i];
+		bytea	   *v = bloom_new(l->capacity, l->rate, l->nblocks, (int) l->k,
+								  meta->family);
+		BloomFilter f;
+
+		bloom_open(v, &f);
+		for (BlockNumber p = 0; p < l->npages; p++)
+		{
+			uint64		first = (uint64) p * BF_BLOCKS_PER_PAGE;
+			uint64		n = Min((uint64) BF_BLOCKS_PER_PAGE, l->nblocks - first);
+			Buffer		buf;
+
+			CHECK_FOR_INTERRUPTS();
+			buf = bf_read_page(index, meta, l, p);
+			if (!BufferIsValid(buf))
+			{
+				pfree(v);
+				for (uint32 j = 0; j < i; j++)
+					pfree(DatumGetPointer(values[j]));
+				return false;
+			}
+			memcpy(f.bits + first * BLOOM_BLOCK_BYTES,
+				   BfPageGetBits(BufferGetPage(buf)), n * BLOOM_BLOCK_BYTES);
+			UnlockReleaseBuffer(buf);
+		}
+		values[i] = PointerGetDatum(v);
+	}
+	return true;
+}
+
+/*
+ * bloom_index_filters(index regclass): each layer of the index (of each
+ * partition's index, under a partitioned one) as a bloom value: the bits of
+ * a layer, with its capacity, rate and key family, byte for byte the value
+ * bloom_agg(key, capacity, rate) makes of the same keys.  Like a probe, it
+ * holds every key of a row committed before its snapshot.
+ */
+PG_FUNCTION_INFO_V1(bf_index_filters);
+Datum
+bf_index_filters(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	rel;
+	ListCell   *lc;
+
+	InitMaterializedSRF(fcinfo, 0);
+	rel = bf_open_index(PG_GETARG_OID(0), true);
+	foreach(lc, bf_leaf_indexes(rel))
+	{
+		Relation	index = relation_open(lfirst_oid(lc), AccessShareLock);
+		BfMetaPageData meta;
+		Datum		filters[BF_MAX_LAYERS];
+
+		bf_flush_pending(index);
+		do
+			bf_read_meta(index, &meta);
+		while (!bf_leaf_filters(index, &meta, filters));
+		for (uint32 i = 0; i < meta.nlayers; i++)
+		{
+			Datum		values[3];
+			bool		nulls[3] = {false, false, false};
+
+			values[0] = ObjectIdGetDatum(RelationGetRelid(index));
+			values[1] = Int32GetDatum((int32) i + 1);
+			values[2] = filters[i];
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			pfree(DatumGetPointer(filters[i]));
+		}
+		relation_close(index, NoLock);
+	}
+	relation_close(rel, NoLock);
+	return (Datum) 0;
+}

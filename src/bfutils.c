@@ -159,7 +159,7 @@ bf_handler(PG_FUNCTION_ARGS)
 	amroutine->amsummarizing = false;
 #endif
 #if PG_VERSION_NUM >= 170000
-	amroutine->amcanbuildparallel = false;
+	amroutine->amcanbuildparallel = true;
 	amroutine->aminsertcleanup = bfinsertcleanup;
 #endif
 
@@ -172,7 +172,7 @@ bf_handler(PG_FUNCTION_ARGS)
 	amroutine->amcostestimate = bfcostestimate;
 	amroutine->amoptions = bfoptions;
 	amroutine->amproperty = NULL;
-	amroutine->ambuildphasename = NULL;
+	amroutine->ambuildphasename = bfbuildphasename;
 	amroutine->amvalidate = bfvalidate;
 	amroutine->amadjustmembers = NULL;
 	amroutine->ambeginscan = bfbeginscan;
