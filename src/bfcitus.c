@@ -4,15 +4,16 @@
  *	  bloom_index_contains on the coordinator of a Citus distributed table:
  *	  ask every shard's bloomfilter index, through run_command_on_shards.
  *
- * The coordinator's index holds none of the rows' keys (they are on the
- * shards), so its own answer would be "absent" for every key.  Instead the
- * key is sent as its text form, cast back to the same type on the workers
- * (so it hashes the same: the text is made under fixed settings, since the
- * worker parses it under its own), and probed in the index of each shard that has
- * the same key definition and predicate.  The table may hold the key if
- * some shard says so.  A shard that fails, or has no such index, raises an
- * error: it never counts as "absent".  Each call opens a new connection to
- * every shard (run_command_on_shards does not reuse them): for a few keys.
+ * The coordinator's index covers only its own copy of the table, which is
+ * not the table: empty, or the rows it held when it was distributed.  So it
+ * is never read: the key is sent as its text form, cast back to the same
+ * type on the workers (so it hashes the same: the text is made under fixed
+ * settings, since the worker parses it under its own), and probed in the
+ * index of each shard that has the same key definition and predicate.  The
+ * table may hold the key if some shard says so.  A shard that fails, or has
+ * no such index, raises an error: it never counts as "absent".  Each call
+ * opens a new connection to every shard (run_command_on_shards does not
+ * reuse them): for a few keys.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -37,48 +38,19 @@
 #include "bfindex.h"
 
 /*
- * A literal for the shard command: quoted, and with every '%' doubled, since
- * run_command_on_shards passes the command through format() to put the
- * shard's name in place of %s.
+ * Append s to the shard command with every '%' doubled: run_command_on_shards
+ * passes the command through format(), with the shard's name (quoted as an
+ * identifier) as its only argument.
  */
 static void
-append_shard_literal(StringInfo buf, const char *s)
+append_format_text(StringInfo buf, const char *s)
 {
-	const char *q = quote_literal_cstr(s);
-
-	for (; *q; q++)
+	for (; *s; s++)
 	{
-		if (*q == '%')
+		if (*s == '%')
 			appendStringInfoChar(buf, '%');
-		appendStringInfoChar(buf, *q);
+		appendStringInfoChar(buf, *s);
 	}
-}
-
-/*
- * The key's text form, whatever this session's DateStyle, IntervalStyle or
- * extra_float_digits: "SQL, DMY" dates read back as MDY, or floats printed
- * short, would be other keys on the worker (a false "absent").  The settings
- * are those of postgres_fdw's set_transmission_modes, undone at once (or by
- * the abort, if the output function raises an error).
- */
-static char *
-key_literal(Oid keytype, Datum key)
-{
-	Oid			outfunc;
-	bool		isvarlena;
-	int			nestlevel = NewGUCNestLevel();
-	char	   *s;
-
-	getTypeOutputInfo(keytype, &outfunc, &isvarlena);
-	(void) set_config_option("datestyle", "ISO", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-	(void) set_config_option("intervalstyle", "postgres", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-	(void) set_config_option("extra_float_digits", "3", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-	s = OidOutputFunctionCall(outfunc, key);
-	AtEOXact_GUC(true, nestlevel);
-	return s;
 }
 
 /*
@@ -87,42 +59,81 @@ key_literal(Oid keytype, Datum key)
  * expression) and predicate as the coordinator's index; NULL when the shard
  * has none.  All the shard indexes so matched hold every row's key, so
  * their OR has no false negative.
+ *
+ * The worker reads the command under its own settings, not this session's.
+ * So the key's text is made under fixed settings, those of postgres_fdw's
+ * set_transmission_modes (a date printed "SQL, DMY", an interval printed
+ * sql_standard or a float printed short would be read back as another key:
+ * a false "absent"), and the index's definition is printed under the
+ * search_path the session started with, which a new connection to a worker
+ * gets on nodes configured alike (under one SET since, schema names would be
+ * left out or added, and no shard's index would match).  The settings are
+ * undone at once (or by the abort, if an output function raises an error).
+ *
+ * Every name and literal is quoted, then every '%' doubled for format(); the
+ * shard's name goes in as a literal (%1$L) cast to regclass.
  */
 static char *
 shard_command(Relation index, Oid fnoid, Oid keytype, Datum key)
 {
-	StringInfoData buf;
+	StringInfoData head;
+	StringInfoData tail;
+	StringInfoData cmd;
+	Oid			outfunc;
+	bool		isvarlena;
+	int			nestlevel;
+	char	   *keytext;
+	char	   *coldef;
 	char	   *pred;
-	Datum		coldef;
 	Datum		predtree;
 	bool		nopred;
 
-	coldef = DirectFunctionCall3(pg_get_indexdef_ext,
-								 ObjectIdGetDatum(RelationGetRelid(index)),
-								 Int32GetDatum(1), BoolGetDatum(false));
+	getTypeOutputInfo(keytype, &outfunc, &isvarlena);
 	predtree = SysCacheGetAttr(INDEXRELID, index->rd_indextuple,
 							   Anum_pg_index_indpred, &nopred);
+
+	nestlevel = NewGUCNestLevel();
+	(void) set_config_option("datestyle", "ISO", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	(void) set_config_option("intervalstyle", "postgres", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	(void) set_config_option("extra_float_digits", "3", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	(void) set_config_option("search_path", GetConfigOptionResetString("search_path"),
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	keytext = OidOutputFunctionCall(outfunc, key);
+	coldef = TextDatumGetCString(DirectFunctionCall3(pg_get_indexdef_ext,
+													 ObjectIdGetDatum(RelationGetRelid(index)),
+													 Int32GetDatum(1), BoolGetDatum(false)));
 	pred = nopred ? "" :
 		TextDatumGetCString(DirectFunctionCall2(pg_get_expr, predtree,
 												ObjectIdGetDatum(index->rd_index->indrelid)));
+	AtEOXact_GUC(true, nestlevel);
 
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "SELECT pg_catalog.bool_or(%s.%s(i.indexrelid::regclass, ",
+	/* the command in two parts of plain SQL, the shard's name between them */
+	initStringInfo(&head);
+	appendStringInfo(&head,
+					 "SELECT pg_catalog.bool_or(%s.%s(i.indexrelid::pg_catalog.regclass, %s::%s))"
+					 " FROM pg_catalog.pg_index i"
+					 " JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid"
+					 " JOIN pg_catalog.pg_am a ON a.oid = c.relam"
+					 " WHERE i.indrelid = ",
 					 quote_identifier(get_namespace_name(get_func_namespace(fnoid))),
-					 quote_identifier(get_func_name(fnoid)));
-	append_shard_literal(&buf, key_literal(keytype, key));
-	appendStringInfo(&buf, "::%s))", format_type_be_qualified(keytype));
-	appendStringInfoString(&buf,
-						   " FROM pg_catalog.pg_index i"
-						   " JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid"
-						   " JOIN pg_catalog.pg_am a ON a.oid = c.relam"
-						   " WHERE i.indrelid = '%1$s'::regclass AND a.amname = 'bloomfilter'"
-						   " AND pg_catalog.pg_get_indexdef(i.indexrelid, 1, false) = ");
-	append_shard_literal(&buf, TextDatumGetCString(coldef));
-	appendStringInfoString(&buf,
-						   " AND coalesce(pg_catalog.pg_get_expr(i.indpred, i.indrelid), '') = ");
-	append_shard_literal(&buf, pred);
-	return buf.data;
+					 quote_identifier(get_func_name(fnoid)),
+					 quote_literal_cstr(keytext),
+					 format_type_be_qualified(keytype));
+	initStringInfo(&tail);
+	appendStringInfo(&tail,
+					 "::pg_catalog.regclass AND a.amname = 'bloomfilter'"
+					 " AND pg_catalog.pg_get_indexdef(i.indexrelid, 1, false) = %s"
+					 " AND coalesce(pg_catalog.pg_get_expr(i.indpred, i.indrelid), '') = %s",
+					 quote_literal_cstr(coldef), quote_literal_cstr(pred));
+
+	initStringInfo(&cmd);
+	append_format_text(&cmd, head.data);
+	appendStringInfoString(&cmd, "%1$L");
+	append_format_text(&cmd, tail.data);
+	return cmd.data;
 }
 
 /*

@@ -5,19 +5,21 @@
 #
 #   bash test/citus/run.sh [TARBALL] [--port N] [--workdir DIR] [--keep]
 #
-# TARBALL defaults to ../shared/pg/pg-18.tar.gz (next to the repository); if
-# it is absent, prints "skipped: ..." and exits 0.  Otherwise:
+# TARBALL defaults to $MATRIX_DIR/pg-18.tar.gz, or without MATRIX_DIR to
+# ../shared/pg/pg-18.tar.gz (next to the repository); if it is absent, prints
+# "skipped: ..." and exits 0.  Otherwise:
 # 1. unpacks it into DIR (default: a fresh temporary folder), builds the
 #    extension with PG_CFLAGS=-Werror against it and installs it there,
-# 2. starts three nodes on ports N, N+1, N+2 (default 5881): citus in
-#    shared_preload_libraries, the first one the coordinator,
+# 2. starts three nodes on ports N, N+1, N+2 (default $CITUS_PORT, or 5881):
+#    citus in shared_preload_libraries, the first one the coordinator,
 # 3. runs test/citus/setup.sql (tables distributed by id, the same rows in
 #    plain local tables, check helpers), then aggregates.sql, probes.sql and
 #    explain.sql once per aggregation mode: "pushdown" (Citus 15 and later
 #    run aggregates with an internal state on the workers) and "gather"
 #    (citus.allow_aggregate_worker_combine_on_internal_types off: rows are
 #    gathered to the coordinator, as on Citus up to 14.0), then index.sql
-#    (the bloomfilter index on a distributed table) once,
+#    (the bloomfilter index on a distributed table, probed from the
+#    coordinator) once,
 # 4. prints one line per check and "N passed, N failed"; exits non-zero if
 #    any check failed or a step broke.
 #
@@ -28,7 +30,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 tarball=
-port=5881
+port=${CITUS_PORT:-5881}
 workdir=
 keep=0
 while [ $# -gt 0 ]; do
@@ -36,14 +38,11 @@ while [ $# -gt 0 ]; do
 		--port) port=$2; shift 2 ;;
 		--workdir) workdir=$2; shift 2 ;;
 		--keep) keep=1; shift ;;
-		-h | --help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-h | --help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) tarball=$1; shift ;;
 	esac
 done
-if [ -z "${tarball:-}" ]; then
-	tarball=${MATRIX_DIR:-$ROOT/../shared/pg}/pg-18.tar.gz
-	[ -f "$tarball" ] || [ -n "${MATRIX_DIR:-}" ] || tarball=/work/shared/pg/pg-18.tar.gz
-fi
+[ -n "${tarball:-}" ] || tarball=${MATRIX_DIR:-$ROOT/../shared/pg}/pg-18.tar.gz
 if [ ! -f "$tarball" ]; then
 	echo "skipped: no PostgreSQL with Citus at $tarball"
 	exit 0

@@ -2,7 +2,10 @@
 --
 -- ev is distributed by id, ev_local holds the same rows in a plain table on
 -- the coordinator; every check runs a query template on both and compares
--- the results as text (filters as their bytes: bit for bit).
+-- the results as text (filters as their bytes: bit for bit).  The
+-- coordinator's own copy of each distributed table is emptied once its rows
+-- are on the shards: a query (or an index) that answered from it instead of
+-- the shards would find no row.
 
 SET client_min_messages = warning;
 
@@ -31,6 +34,7 @@ WHERE id % 97 = 0;
 
 CREATE TABLE ev_local AS SELECT * FROM ev;
 SELECT create_distributed_table('ev', 'id');
+SELECT truncate_local_data_after_distributing_table('ev');
 
 -- filters kept in a table, one per (g, id bucket): for the set aggregates
 CREATE TABLE filters AS
@@ -38,9 +42,21 @@ SELECT id / 1000 AS id, g, bloom_agg(i8, 5000, 0.01) AS f
 FROM ev_local GROUP BY 1, 2;
 CREATE TABLE filters_local AS SELECT * FROM filters;
 SELECT create_distributed_table('filters', 'id');
+SELECT truncate_local_data_after_distributing_table('filters');
 
 CREATE TABLE check_results (
 	seq serial, mode text, name text, ok boolean, detail text);
+
+-- the coordinator's copies hold no row (pg_relation_size reads the local
+-- relation, not the shards), the shards all of them
+INSERT INTO check_results (mode, name, ok, detail)
+SELECT 'setup', 'the coordinator''s own copies of ev and filters are empty, the shards hold the rows',
+	   pg_relation_size('ev') = 0 AND pg_relation_size('filters') = 0
+	   AND (SELECT count(*) FROM ev) = 20000
+	   AND (SELECT count(*) FROM filters) = (SELECT count(*) FROM filters_local),
+	   format('local sizes %s and %s bytes, %s and %s rows on the shards',
+			  pg_relation_size('ev'), pg_relation_size('filters'),
+			  (SELECT count(*) FROM ev), (SELECT count(*) FROM filters));
 
 -- Run template (with %1$I for the table) on the distributed table and on the
 -- local copy; record whether the results are equal.  An error is a failure
@@ -63,6 +79,25 @@ BEGIN
 	VALUES (mode, name, a IS NOT NULL AND a = b,
 			CASE WHEN a IS NULL THEN 'NULL result'
 				 WHEN a <> b THEN 'distributed ' || left(a, 40) || '... <> local ' || left(b, 40) || '...' END);
+END
+$$;
+
+-- Record the row (ok boolean, detail text) that query returns.  An error is
+-- a failure that names the error.
+CREATE FUNCTION check_query(mode text, name text, query text)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	res_ok boolean;
+	res_detail text;
+BEGIN
+	BEGIN
+		EXECUTE query INTO res_ok, res_detail;
+	EXCEPTION WHEN OTHERS THEN
+		INSERT INTO check_results (mode, name, ok, detail) VALUES (mode, name, false, SQLERRM);
+		RETURN;
+	END;
+	INSERT INTO check_results (mode, name, ok, detail)
+	VALUES (mode, name, coalesce(res_ok, false), res_detail);
 END
 $$;
 
