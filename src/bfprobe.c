@@ -40,7 +40,8 @@
 /*
  * Is the table a Citus distributed table (listed in pg_dist_partition)?  On
  * the coordinator its index holds only the keys of the rows stored there
- * (none): an answer from it would be a false "absent" for every key.
+ * (none, or stale ones if the table was distributed with rows in it): an
+ * answer from it would be a false "absent" for the keys on the shards.
  */
 static bool
 citus_distributed(Oid relid)
