@@ -83,7 +83,8 @@ REGRESS = \
 	bloom_agg_no_rows \
 	bloom_cache_inline \
 	bloom_index \
-	bloom_index_trust
+	bloom_index_trust \
+	bloom_index_parallel
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src
