@@ -15,12 +15,15 @@
  *    share lock for all of their work (bfinsert.c), so every insert from then
  *    on sets its key's bits in the new layer (and takes no old layer's bits
  *    as proof that a key is there), and every insert before it is done.
- * 2. The table is scanned with SnapshotAny: every tuple physically there,
- *    live or not, has its key's bits set in the new layer (a superset of the
- *    keys is only a few more false positives).  A key set in an old layer
- *    was set before step 1, by an insert that came after its heap tuple was
- *    written, so the scan, which starts after step 1, finds that tuple, or
- *    no snapshot can see it any more (it was pruned as dead to all).
+ * 2. The table is scanned with a non-vacuumable snapshot: every tuple some
+ *    snapshot may still see (live, recently dead, or inserted or deleted by
+ *    a transaction in progress) has its key's bits set in the new layer (a
+ *    superset of the keys is only a few more false positives).  A key set
+ *    in an old layer was set before step 1, by an insert that came after
+ *    its heap tuple was written, so the scan, which starts after step 1,
+ *    finds that tuple, or no snapshot can see it any more.  (A tuple dead
+ *    to all is skipped, as CREATE INDEX skips it: its TOASTed values may be
+ *    gone already.)
  * 3. The scan's bits are ORed into the new layer's pages, keeping what
  *    inserts set there meanwhile, each page WAL-logged whole.
  * 4. Under the exclusive lock again the old layers are dropped (op NONE):
@@ -61,6 +64,7 @@
 #include "storage/lmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "bfindex.h"
 
@@ -255,10 +259,12 @@ bf_scan_part(Relation index, Relation heap, const BfMetaPageData *meta,
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
 	uint64		added = 0;
+	SnapshotData snapshot;
 
 	econtext->ecxt_scantuple = slot;
 	predicate = ExecPrepareQual(ii->ii_Predicate, estate);
-	scan = table_beginscan_strat(heap, SnapshotAny, 0, NULL, true, false);
+	InitNonVacuumableSnapshot(snapshot, GlobalVisTestFor(heap));
+	scan = table_beginscan_strat(heap, &snapshot, 0, NULL, true, false);
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		uint64		h;
