@@ -198,6 +198,7 @@ bf_build_meta(Relation heap, Relation index, BfMetaPageData *meta,
 	meta->capacity = cap;
 	meta->rate = rate;
 	strlcpy(meta->family, kt->family, BLOOM_FAMILY_LEN);
+	meta->labels = kt->labels;
 }
 
 IndexBuildResult *

@@ -27,6 +27,9 @@
  *	capacity	keys the first layer was sized for (option capacity)
  *	rate		false-positive rate the whole index promises
  *	family		key family, as in a bloom value (bloom_keys.c)
+ *	labels		an enum family's label guard, as in a bloom value (bloom.h),
+ *				else 0: set at the build, and by the first insert after a
+ *				label was added (bf_get_state)
  *	layers[]	one BfLayer per layer, oldest first
  *
  * BfLayer: a layer is a Bloom filter of its own, laid out exactly like the
@@ -126,6 +129,7 @@ typedef struct BfMetaPageData
 	uint64		capacity;
 	double		rate;
 	char		family[BLOOM_FAMILY_LEN];
+	BloomLabels labels;
 	BfLayer		layers[BF_MAX_LAYERS];
 } BfMetaPageData;
 
@@ -230,8 +234,8 @@ extern Relation bf_open_index(Oid indexoid, bool allow_partitioned);
 extern Relation bf_open_index_ext(Oid indexoid, bool allow_partitioned,
 								  Oid *distributed);
 extern List *bf_leaf_indexes(Relation rel);
-extern void bf_check_family(const BfMetaPageData *meta,
-							const BloomKeyType *kt);
+extern void bf_check_family(Relation index, const BfMetaPageData *meta,
+							BloomKeyType *kt);
 
 /* bfprobesite.c */
 typedef struct BfProbeSite BfProbeSite;

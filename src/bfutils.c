@@ -274,6 +274,9 @@ bf_check_meta(Relation index, const BfMetaPageData *meta)
 		bf_corrupt(index, "an invalid capacity or rate");
 	if (memchr(meta->family, '\0', BLOOM_FAMILY_LEN) == NULL)
 		bf_corrupt(index, "an unterminated key family");
+	if (!bloom_family_is_enum(meta->family) &&
+		(meta->labels.count != 0 || meta->labels.sum != 0))
+		bf_corrupt(index, "enum labels for a key family of no enum");
 	for (uint32 i = 0; i < meta->nlayers; i++)
 	{
 		const BfLayer *l = &meta->layers[i];
@@ -320,14 +323,45 @@ bf_key_type(Relation index, BloomKeyType *kt, MemoryContext mcxt)
 }
 
 /*
+ * Record in the metapage the labels of the index's enum now, if its guard is
+ * still "seen", which bloom_check_labels found to be those labels less some
+ * added since: keys of the new labels are about to be inserted, and a later
+ * rename of one must be seen.  false if another backend changed the guard
+ * meanwhile.
+ */
+static bool
+bf_update_labels(Relation index, const BloomLabels *seen,
+				 const BloomLabels *labels)
+{
+	Buffer		buf = ReadBuffer(index, BF_METAPAGE_BLKNO);
+	bool		done = false;
+
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (bloom_labels_equal(&BfPageGetMeta(BufferGetPage(buf))->labels, seen))
+	{
+		GenericXLogState *gx = GenericXLogStart(index);
+
+		BfPageGetMeta(GenericXLogRegisterBuffer(gx, buf, 0))->labels = *labels;
+		GenericXLogFinish(gx);
+		done = true;
+	}
+	UnlockReleaseBuffer(buf);
+	return done;
+}
+
+/*
  * The backend's copy of the metapage and key type, kept in rd_amcache (gone
  * at the next relcache invalidation).  refresh re-reads the metapage: an
- * inserter does that when its layer looks full.
+ * inserter does that when its layer looks full, and whenever the labels of
+ * the key's enum may have changed.
  */
 BfState *
 bf_get_state(Relation index, bool refresh)
 {
 	BfState    *state = (BfState *) index->rd_amcache;
+	bool		cached = state != NULL;
+	BloomKeyType kt;
+	BfMetaPageData meta;
 
 	if (state == NULL)
 	{
@@ -335,23 +369,42 @@ bf_get_state(Relation index, bool refresh)
 		bf_key_type(index, &state->keytype, index->rd_indexcxt);
 		refresh = true;
 	}
-	if (refresh)
-	{
-		BfMetaPageData meta;
+	if (!refresh && !bloom_labels_stale(&state->keytype))
+		return state;
 
+	/*
+	 * The check of an enum's labels may read the catalog, and so take
+	 * invalidations that free rd_amcache: it works on a copy of the key type.
+	 */
+	kt = state->keytype;
+	for (;;)
+	{
 		bf_read_meta(index, &meta);
-		if (strcmp(meta.family, state->keytype.family) != 0)
+		if (strcmp(meta.family, kt.family) != 0)
 			ereport(ERROR,
 					errcode(ERRCODE_DATATYPE_MISMATCH),
 					errmsg("bloomfilter index \"%s\" holds keys of family \"%s\", not \"%s\"",
 						   RelationGetRelationName(index),
 						   bloom_family_display(meta.family),
-						   bloom_family_display(state->keytype.family)),
+						   bloom_family_display(kt.family)),
+					bloom_family_is_enum(meta.family) && bloom_family_is_enum(kt.family) ?
+					errdetail("The enum type was renamed or moved to another schema since the index was built.") :
 					errdetail("Its keys were hashed by another PostgreSQL version or platform."),
 					errhint("Rebuild the index with REINDEX."));
-		state->meta = meta;
-		index->rd_amcache = state;
+		if (kt.kind != KEY_ENUM ||
+			bloom_check_labels(&kt, &meta.labels, RelationGetRelationName(index)))
+			break;
+		if (bf_update_labels(index, &meta.labels, &kt.labels))
+		{
+			meta.labels = kt.labels;
+			break;
+		}
 	}
+	if (cached && index->rd_amcache != state)
+		state = MemoryContextAllocZero(index->rd_indexcxt, sizeof(BfState));
+	state->keytype = kt;
+	state->meta = meta;
+	index->rd_amcache = state;
 	return state;
 }
 
