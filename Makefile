@@ -76,6 +76,7 @@ REGRESS = \
 	bloom_privileges \
 	bloom_stats_security \
 	bloom_families \
+	bloom_enum \
 	bloom_oversize \
 	bloom_cache_budget \
 	bloom_refusals \

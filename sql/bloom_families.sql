@@ -48,8 +48,8 @@ CREATE DOMAIN fam_range AS int4range;
 SELECT (bloom_info(bloom_add(bloom_create(10), '[1,5)'::fam_range))).key_family
        = pg_temp.tied('pg_catalog.int4range') AS domain_tied;
 DROP DOMAIN fam_range;
--- an enum's family is its qualified name, without a version (it is hashed
--- by its label)
+-- an enum's family is "enum:" and its qualified name, without a version
+-- (it is hashed by its label) and without its labels (see bloom_enum)
 CREATE TYPE fam_mood AS ENUM ('sad', 'happy');
 SELECT (bloom_info(bloom_add(bloom_create(10), 'sad'::fam_mood))).key_family AS enum_family;
 DROP TYPE fam_mood;

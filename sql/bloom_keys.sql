@@ -155,8 +155,9 @@ RESET TimeZone;
 --
 -- an enum is hashed by its label, not by its OID: the type dropped and made
 -- again (new OIDs, labels in another order) gives the same filter; its
--- family records the set of labels, so a renamed (or added) label makes the
--- filters made before refused, never silently "absent"
+-- family is the type, and the filter records the labels its keys were
+-- hashed under, so a renamed label makes the filters made before refused,
+-- never silently "absent" (an added label does not: see bloom_enum)
 --
 CREATE TYPE keys_mood AS ENUM ('a', 'b', 'c');
 CREATE TABLE keys_enum AS
@@ -167,12 +168,12 @@ SELECT bloom_add(bloom_create(100), 'b'::keys_mood)::text = t AS same_text_form,
        bloom_contains(t::bloom, 'b'::keys_mood) AS found,
        bloom_contains(t::bloom, 'a'::keys_mood) AS other_label
 FROM keys_enum;
-SELECT (bloom_info(t::bloom)).key_family ~ '^public\.keys_mood#[0-9a-f]{16}$' AS family_has_digest
+SELECT (bloom_info(t::bloom)).key_family AS family
 FROM keys_enum;
 ALTER TYPE keys_mood RENAME VALUE 'b' TO 'bee';
 SELECT bloom_contains(t::bloom, 'bee'::keys_mood) FROM keys_enum;
 SELECT pg_temp.sqlstate_of($$SELECT bloom_add(t::bloom, 'a'::keys_mood) FROM keys_enum$$) AS add_after_rename,
-       pg_temp.sqlstate_of($$SELECT bloom_union(t::bloom, bloom_agg(m)) FROM keys_enum, unnest(enum_range(NULL::keys_mood)) m GROUP BY t$$) AS union_after_rename;
+       pg_temp.sqlstate_of($$SELECT bloom_union(t::bloom, bloom_agg(m, 100, 0.01)) FROM keys_enum, unnest(enum_range(NULL::keys_mood)) m GROUP BY t$$) AS union_after_rename;
 ALTER TYPE keys_mood RENAME VALUE 'bee' TO 'b';
 SELECT bloom_contains(t::bloom, 'b'::keys_mood) AS found_again FROM keys_enum;
 ALTER TYPE keys_mood ADD VALUE 'd';

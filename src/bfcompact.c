@@ -311,7 +311,7 @@ bf_fill_from_table(Relation index, Relation heap, const BfMetaPageData *meta,
 	uint64		added = 0;
 
 	bf_key_type(index, &kt, CurrentMemoryContext);
-	bf_check_family_meta(index, meta, &kt);
+	bf_check_family(index, meta, &kt);
 	/* whole pages per part, at least one */
 	part = Max(part / BF_BLOCKS_PER_PAGE, 1) * BF_BLOCKS_PER_PAGE;
 	for (uint64 lo = 0; lo < layer->nblocks; lo += part)
@@ -394,8 +394,21 @@ void
 bf_compact(Relation index, Relation heap, double live_rows, bool live_rows_known)
 {
 	BfMetaPageData meta;
+	BloomKeyType kt;
 
 	bf_read_meta(index, &meta);
+
+	/*
+	 * A compaction hashes the table's keys again, under the labels an enum
+	 * has now: it waits until the metapage records them (the next insert
+	 * does, when labels were only added; a rename needs a REINDEX).
+	 */
+	bf_key_type(index, &kt, CurrentMemoryContext);
+	if (kt.kind == KEY_ENUM && !bloom_labels_equal(&kt.labels, &meta.labels))
+	{
+		bf_truncate(index);
+		return;
+	}
 	if (bf_compaction_due(&meta, live_rows, live_rows_known) &&
 		bf_begin(index, BF_OP_COMPACT, NULL,
 				 bf_compact_capacity(index, &meta, live_rows, live_rows_known)))

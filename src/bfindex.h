@@ -30,6 +30,9 @@
  *	capacity	keys the first layer was sized for at CREATE INDEX
  *	rate		false-positive rate the whole index promises
  *	family		key family, as in a bloom value (bloom_keys.c)
+ *	labels		an enum family's label guard, as in a bloom value (bloom.h),
+ *				else 0: set at the build, and by the first insert after a
+ *				label was added (bf_get_state)
  *	next_id		the id the next layer gets (ids are never reused)
  *	replaced	layers[0 .. replaced) are being replaced by op: still probed,
  *				no longer written, dropped when op ends (0 with BF_OP_NONE)
@@ -163,6 +166,7 @@ typedef struct BfMetaPageData
 	uint64		capacity;
 	double		rate;
 	char		family[BLOOM_FAMILY_LEN];
+	BloomLabels labels;
 	uint32		next_id;
 	uint32		replaced;
 	uint64		generation;
@@ -302,8 +306,8 @@ extern Relation bf_open_index(Oid indexoid, bool allow_partitioned);
 extern Relation bf_open_index_ext(Oid indexoid, bool allow_partitioned,
 								  Oid *distributed);
 extern List *bf_leaf_indexes(Relation rel);
-extern void bf_check_family(const BfMetaPageData *meta,
-							const BloomKeyType *kt);
+extern void bf_check_family(Relation index, const BfMetaPageData *meta,
+							BloomKeyType *kt);
 
 /* bfprobesite.c */
 typedef struct BfProbeSite BfProbeSite;

@@ -271,7 +271,7 @@ bf_leaf_filters(Relation index, const BfMetaPageData *meta, Datum *values)
 	{
 		const BfLayer *l = &meta->layers[i];
 		bytea	   *v = bloom_new(l->capacity, l->rate, l->nblocks, (int) l->k,
-								  meta->family);
+								  meta->family, &meta->labels);
 		BloomFilter f;
 
 		bloom_open(v, &f);

@@ -249,15 +249,15 @@ bf_probe_hash(Relation index, BfMetaPageData *meta, uint64 h)
 	return false;
 }
 
-/* Refuse a key of another family than the index's, as a bloom value does. */
+/*
+ * Refuse a key of another family than the index's, or of an enum a label of
+ * which was renamed since the index's keys were hashed.
+ */
 void
-bf_check_family(const BfMetaPageData *meta, const BloomKeyType *kt)
+bf_check_family(Relation index, const BfMetaPageData *meta, BloomKeyType *kt)
 {
-	BloomFilter f;
-
-	memset(&f, 0, sizeof(f));
-	strlcpy(f.family, meta->family, BLOOM_FAMILY_LEN);
-	bloom_check_family(&f, kt);
+	(void) bloom_check_key_family(meta->family, &meta->labels, kt,
+								  RelationGetRelationName(index));
 }
 
 /* Probe one leaf index for a key, refusing a key of another family. */
@@ -268,7 +268,7 @@ bf_probe_leaf(Relation index, BloomKeyType *kt, Datum key)
 
 	bf_flush_pending(index);
 	bf_read_meta(index, &meta);
-	bf_check_family(&meta, kt);
+	bf_check_family(index, &meta, kt);
 	return bf_probe_hash(index, &meta, bloom_key_hash(kt, key, meta.seed));
 }
 

@@ -165,7 +165,7 @@ site_setup(BfProbeSite *s, Oid indexoid, FunctionCallInfo fcinfo)
 			l->relid = lfirst_oid(lc);
 			bf_flush_pending(leaf);
 			bf_read_meta(leaf, &l->meta);
-			bf_check_family(&l->meta, &s->kt);
+			bf_check_family(leaf, &l->meta, &s->kt);
 			for (uint32 i = 0; i < l->meta.nlayers; i++)
 			{
 				s->copy_pages += l->meta.layers[i].npages;

@@ -366,6 +366,9 @@ bf_check_meta_size(Relation index, const BfMetaPageData *meta,
 		bf_corrupt(index, "an invalid capacity or rate");
 	if (memchr(meta->family, '\0', BLOOM_FAMILY_LEN) == NULL)
 		bf_corrupt(index, "an unterminated key family");
+	if (!bloom_family_is_enum(meta->family) &&
+		(meta->labels.count != 0 || meta->labels.sum != 0))
+		bf_corrupt(index, "enum labels for a key family of no enum");
 	for (uint32 i = 0; i < meta->nlayers; i++)
 	{
 		const BfLayer *l = &meta->layers[i];
@@ -433,8 +436,9 @@ bf_key_type(Relation index, BloomKeyType *kt, MemoryContext mcxt)
 }
 
 /*
- * Refuse to write or probe an index whose keys were hashed as another family
- * than its column's keys hash now.
+ * Refuse to write an index whose keys were hashed as another family than
+ * its column's keys hash now.  (The labels of an enum family are checked by
+ * bf_get_state.)
  */
 void
 bf_check_family_meta(Relation index, const BfMetaPageData *meta,
@@ -447,28 +451,83 @@ bf_check_family_meta(Relation index, const BfMetaPageData *meta,
 					   RelationGetRelationName(index),
 					   bloom_family_display(meta->family),
 					   bloom_family_display(kt->family)),
+				bloom_family_is_enum(meta->family) && bloom_family_is_enum(kt->family) ?
+				errdetail("The enum type was renamed or moved to another schema since the index was built.") :
 				errdetail("Its keys were hashed by another PostgreSQL version or platform."),
 				errhint("Rebuild the index with REINDEX."));
 }
 
 /*
+ * Record in the metapage the labels of the index's enum now, if its guard is
+ * still "seen", which bloom_check_labels found to be those labels less some
+ * added since: keys of the new labels are about to be inserted, and a later
+ * rename of one must be seen.  false if another backend changed the guard
+ * meanwhile.
+ */
+static bool
+bf_update_labels(Relation index, const BloomLabels *seen,
+				 const BloomLabels *labels)
+{
+	Buffer		buf = ReadBuffer(index, BF_METAPAGE_BLKNO);
+	bool		done = false;
+
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (bloom_labels_equal(&BfPageGetMeta(BufferGetPage(buf))->labels, seen))
+	{
+		GenericXLogState *gx = GenericXLogStart(index);
+
+		BfPageGetMeta(GenericXLogRegisterBuffer(gx, buf, 0))->labels = *labels;
+		GenericXLogFinish(gx);
+		done = true;
+	}
+	UnlockReleaseBuffer(buf);
+	return done;
+}
+
+/*
  * The backend's state of an index, kept in rd_amcache (gone at the next
  * relcache invalidation): its key type, and a copy of the metapage that an
- * inserter checks against the metapage itself (bfinsert.c).
+ * inserter checks against the metapage itself (bfinsert.c).  Made anew when
+ * the labels of the key's enum may have changed: a label renamed is refused,
+ * labels added are recorded in the metapage before keys of them go in.
  */
 BfState *
 bf_get_state(Relation index)
 {
 	BfState    *state = (BfState *) index->rd_amcache;
+	BloomKeyType kt;
+	BfMetaPageData meta;
 
+	if (state != NULL && !bloom_labels_stale(&state->keytype))
+		return state;
+
+	/*
+	 * The check of an enum's labels may read the catalog, and so take
+	 * invalidations that free rd_amcache: it works on a copy of the key type.
+	 */
 	if (state == NULL)
+		bf_key_type(index, &kt, index->rd_indexcxt);
+	else
+		kt = state->keytype;
+	for (;;)
 	{
-		state = MemoryContextAllocZero(index->rd_indexcxt, sizeof(BfState));
-		bf_key_type(index, &state->keytype, index->rd_indexcxt);
-		bf_read_meta(index, &state->meta);
-		bf_check_family_meta(index, &state->meta, &state->keytype);
-		index->rd_amcache = state;
+		bf_read_meta(index, &meta);
+		bf_check_family_meta(index, &meta, &kt);
+		if (kt.kind != KEY_ENUM ||
+			bloom_check_labels(&kt, &meta.labels, RelationGetRelationName(index)))
+			break;
+		if (bf_update_labels(index, &meta.labels, &kt.labels))
+		{
+			meta.labels = kt.labels;
+			break;
+		}
 	}
+	state = (BfState *) index->rd_amcache;
+	if (state == NULL)
+		state = MemoryContextAllocZero(index->rd_indexcxt, sizeof(BfState));
+	state->keytype = kt;
+	state->meta = meta;
+	index->rd_amcache = state;
 	return state;
 }
 

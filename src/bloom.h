@@ -47,9 +47,12 @@
  *	                          (informational)
  *	    40    4  flags        reserved, must be 0
  *	    44   64  family       key family: NUL-padded UTF-8 name such as
- *	                          "integer" or "text"; all zero until the first
- *	                          key is added
- *	   108   16  reserved     must be 0 (pads the header so that the bits
+ *	                          "integer", "text" or "enum:public.mood"; all
+ *	                          zero until the first key is added
+ *	   108    4  nlabels      an enum family's label guard (below), else 0:
+ *	                          how many labels the enum had
+ *	   112    8  labelsum     the guard's sum of the labels' hashes, else 0
+ *	   120    4  reserved     must be 0 (pads the header so that the bits
  *	                          start 128 bytes into the datum: a 64-byte
  *	                          aligned datum has cache-line aligned blocks)
  *	   124    -  bits         nblocks * 64 bytes
@@ -57,6 +60,25 @@
  * Offsets above count from the start of the payload, after the 4-byte
  * varlena header; the payload header is BLOOM_HEADER_SIZE (124) bytes, so the
  * bits start 128 bytes into the datum.
+ *
+ * Enum families and their label guard.  An enum key hashes its label's UTF-8
+ * bytes (its OID changes with dump and restore), so the family, "enum:" and
+ * the type's qualified name, says how keys hash and nothing more: adding a
+ * label changes no key's hash and no family.  Renaming a label does change
+ * how that label's keys hash, and the family cannot show it, so an enum
+ * family also records the labels the keys were hashed under: nlabels, their
+ * number, and labelsum, the sum modulo 2^64 of XXH3-64 (seed 0) of each
+ * label's UTF-8 bytes.  The sum does not depend on the labels' order or
+ * OIDs, so it survives dump and restore and ADD VALUE ... BEFORE/AFTER.  A
+ * filter is used (bloom_keys.c) when the type's labels now are those plus
+ * some added since: some nlabels of them sum to labelsum (a search that is
+ * bounded: with too many labels added since to tell, the filter is refused
+ * too).  Otherwise a label was renamed (or the type made again with fewer),
+ * and the filter is refused.  The guard cannot see renames that end with
+ * the same set of names (two labels swapped, or a label renamed and its old
+ * name added again).  A guard of no labels (an empty enum's aggregate over
+ * no rows) has a labelsum of 0.  Every family without the "enum:" prefix has
+ * nlabels and labelsum 0.
  *
  * Bit layout.  A key's 64-bit hash h picks one block with a multiply-shift
  * of its high 32 bits, block = ((h >> 32) * nblocks) >> 32, and k bits inside
@@ -69,7 +91,9 @@
  * capacity and rate are what the filter was sized for.  Probing uses only
  * seed, nblocks and nhashes, so those (and the key family) are what must
  * match for two filters to be combined; block counts that are whole
- * multiples of each other fold (see bloom_fold).
+ * multiples of each other fold (see bloom_fold).  The label guards of two
+ * filters of one enum family may differ (a label added in between): the
+ * PostgreSQL glue checks both against the catalog and records its labels.
  */
 #define BLOOM_MAGIC				"BLMF"
 #define BLOOM_VERSION			1
@@ -80,6 +104,7 @@
 #define BLOOM_BLOCK_BYTES		64
 #define BLOOM_BLOCK_BITS		512
 #define BLOOM_FAMILY_LEN		64	/* including the terminating NUL */
+#define BLOOM_ENUM_PREFIX		"enum:"	/* starts every enum family */
 #define BLOOM_MAX_K				32
 
 /* field offsets within the payload */
@@ -94,7 +119,9 @@
 #define BLOOM_OFF_RATE			32
 #define BLOOM_OFF_FLAGS			40
 #define BLOOM_OFF_FAMILY		44
-#define BLOOM_OFF_RESERVED		108
+#define BLOOM_OFF_NLABELS		108
+#define BLOOM_OFF_LABELSUM		112
+#define BLOOM_OFF_RESERVED		120
 
 /*
  * The largest filter: 800,000,000 bytes of bits.  Smaller than the 1 GB
@@ -113,6 +140,27 @@
 	((size_t) BLOOM_HEADER_SIZE + (size_t) (nblocks) * BLOOM_BLOCK_BYTES)
 
 /*
+ * The label guard of an enum family (see above); all zero for any other.
+ */
+typedef struct BloomLabels
+{
+	uint32_t	count;
+	uint64_t	sum;
+} BloomLabels;
+
+static inline bool
+bloom_family_is_enum(const char *family)
+{
+	return strncmp(family, BLOOM_ENUM_PREFIX, sizeof(BLOOM_ENUM_PREFIX) - 1) == 0;
+}
+
+static inline bool
+bloom_labels_equal(const BloomLabels *a, const BloomLabels *b)
+{
+	return a->count == b->count && a->sum == b->sum;
+}
+
+/*
  * A decoded header, in host order.  The bits are not copied: "bits" points
  * into the payload it was decoded from.
  */
@@ -127,6 +175,7 @@ typedef struct BloomFilter
 	uint64_t	capacity;
 	double		rate;
 	char		family[BLOOM_FAMILY_LEN];
+	BloomLabels labels;			/* enum families only */
 	uint8_t    *bits;
 } BloomFilter;
 
@@ -145,7 +194,8 @@ typedef enum BloomError
 	BLOOM_ERR_CAPACITY,
 	BLOOM_ERR_RATE,
 	BLOOM_ERR_RESERVED,			/* flags or reserved bytes not zero */
-	BLOOM_ERR_FAMILY			/* family not NUL-terminated/padded */
+	BLOOM_ERR_FAMILY,			/* family not NUL-terminated/padded */
+	BLOOM_ERR_LABELS			/* a label guard of no labels but a sum */
 } BloomError;
 
 /*
@@ -162,8 +212,12 @@ typedef enum BloomError
  *	    16   64  family
  *	    80    8  capacity    (sized only, else 0)
  *	    88    8  rate        (sized only, else 0)
- *	    96    -  HASHES: count 64-bit hashes;
- *	             BITS: a complete bloom payload (checked by bloom_check)
+ *	    96    4  nlabels     the label guard of an enum family, as in a
+ *	   100    8  labelsum    filter's header (else 0)
+ *	   108    4  reserved    0
+ *	   112    -  HASHES: count 64-bit hashes;
+ *	             BITS: a complete bloom payload (checked by bloom_check),
+ *	             with the state's family and label guard
  */
 #define BLOOM_STATE_MAGIC		"BLMS"
 #define BLOOM_STATE_OFF_MAGIC		0
@@ -175,7 +229,10 @@ typedef enum BloomError
 #define BLOOM_STATE_OFF_FAMILY		16
 #define BLOOM_STATE_OFF_CAPACITY	80
 #define BLOOM_STATE_OFF_RATE		88
-#define BLOOM_STATE_HEADER_SIZE	96
+#define BLOOM_STATE_OFF_NLABELS		96
+#define BLOOM_STATE_OFF_LABELSUM	100
+#define BLOOM_STATE_OFF_RESERVED2	108
+#define BLOOM_STATE_HEADER_SIZE	112
 #define BLOOM_STATE_HASHES		1
 #define BLOOM_STATE_BITS		2
 
@@ -185,6 +242,7 @@ typedef struct BloomStateHeader
 	bool		sized;
 	uint64_t	count;
 	char		family[BLOOM_FAMILY_LEN];
+	BloomLabels labels;
 	uint64_t	capacity;
 	double		rate;
 } BloomStateHeader;
@@ -221,6 +279,13 @@ bloom_get_u32(const uint8_t *p)
 {
 	return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 |
 		(uint32_t) p[3] << 24;
+}
+
+static inline void
+bloom_put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
 }
 
 /* --- Probing and setting bits (inline: the hot paths) --- */
@@ -348,7 +413,8 @@ extern size_t bloom_unique_scratch(size_t n);
  * field that decides where a key's bits go is equal: version, layout, hash
  * scheme, nhashes, seed, and nblocks, or nblocks differing by a whole factor
  * (the larger is then folded, see bloom_fold).  A key family of "" (no key
- * added yet) matches any family.  capacity and rate do not count.
+ * added yet) matches any family.  capacity, rate and the label guard do not
+ * count.
  */
 typedef enum BloomShape
 {

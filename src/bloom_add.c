@@ -32,14 +32,16 @@ bf_create(PG_FUNCTION_ARGS)
 	int			k;
 
 	bloom_plan_or_error(capacity, rate, &nblocks, &k);
-	PG_RETURN_BLOOM_P(bloom_new((uint64) capacity, rate, nblocks, k, ""));
+	PG_RETURN_BLOOM_P(bloom_new((uint64) capacity, rate, nblocks, k, "", NULL));
 }
 
 /*
  * A copy of the filter in argument 0 with the key in argument 1 (not NULL)
  * added; *added says whether a bit changed, i.e. the key was surely new.
  * The argument itself is never changed: a query may hold the same datum
- * twice.  The first key of an empty filter fixes its family.
+ * twice.  The first key of an empty filter fixes its family.  An enum
+ * filter made before labels were added gets the labels now: the key may be
+ * of a new one, and a later rename of it must be seen.
  */
 static bytea *
 add_key(FunctionCallInfo fcinfo, bool *added)
@@ -47,16 +49,19 @@ add_key(FunctionCallInfo fcinfo, bool *added)
 	BloomKeyType *kt = bloom_call_key_type(fcinfo, 1);
 	bytea	   *v = PG_GETARG_BLOOM_P_COPY(0);
 	BloomFilter f;
+	bool		current;
 
 	bloom_open(v, &f);
-	bloom_check_family(&f, kt);
+	current = bloom_check_family(&f, kt);
 	*added = bloom_set_hash_changed(f.bits, f.nblocks, f.nhashes,
 									bloom_key_hash(kt, PG_GETARG_DATUM(1), f.seed));
 	if (f.family[0] == '\0')
+		*added = true;			/* the filter held nothing before */
+	if (f.family[0] == '\0' || !current)
 	{
 		strlcpy(f.family, kt->family, BLOOM_FAMILY_LEN);
+		f.labels = kt->labels;
 		bloom_write_header(BLOOM_PAYLOAD(v), &f);
-		*added = true;			/* the filter held nothing before */
 	}
 	return v;
 }

@@ -54,6 +54,8 @@ bf_agg_trans(PG_FUNCTION_ARGS)
 	/* set up once per call site; this runs for every row */
 	if (unlikely(kt == NULL || kt->typid == InvalidOid))
 		kt = bloom_call_key_type(fcinfo, 1);
+	if (s == NULL)
+		bloom_labels_refresh(kt);	/* the state records them */
 
 	if (sized)
 	{
@@ -68,14 +70,15 @@ bf_agg_trans(PG_FUNCTION_ARGS)
 		rate = PG_GETARG_FLOAT8(3);
 		if (s == NULL)
 			s = bloom_agg_state_new(bloom_agg_context(fcinfo, "bloom_agg_trans"),
-									kt->family, true, capacity, rate,
+									kt->family, &kt->labels, true,
+									capacity, rate,
 									bloom_agg_expected_rows(fcinfo));
 		else
 			bloom_agg_state_check_size(s, capacity, rate);
 	}
 	else if (s == NULL)
 		s = bloom_agg_state_new(bloom_agg_context(fcinfo, "bloom_agg_trans"),
-								kt->family, false, 0, 0.0,
+								kt->family, &kt->labels, false, 0, 0.0,
 								bloom_agg_expected_rows(fcinfo));
 
 	/*
@@ -184,5 +187,5 @@ bf_agg_final(PG_FUNCTION_ARGS)
 				errhint("Pass the capacity and rate as constants or parameters."));
 	bloom_plan_or_error(capacity, rate, &nblocks, &k);
 	PG_RETURN_BLOOM_P(bloom_new((uint64) capacity, rate, nblocks, k,
-								kt.family));
+								kt.family, &kt.labels));
 }

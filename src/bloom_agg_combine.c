@@ -162,6 +162,17 @@ bloom_agg_state_combine(BloomAggState *a, BloomAggState *b, MemoryContext cxt)
 						  a->family, a->capacity, a->rate,
 						  b->family, b->capacity, b->rate));
 
+	/* states of an enum family made under different labels */
+	if (!bloom_labels_equal(&a->labels, &b->labels))
+	{
+		bloom_combine_labels(a->family, &a->labels, &b->labels, &a->labels);
+		if (a->filter)
+		{
+			a->f.labels = a->labels;
+			bloom_write_header(BLOOM_PAYLOAD(a->filter), &a->f);
+		}
+	}
+
 	if (b->filter)
 	{
 		uint64		nbytes = a->nblocks * BLOOM_BLOCK_BYTES;

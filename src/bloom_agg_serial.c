@@ -51,6 +51,7 @@ bloom_agg_state_serialize(BloomAggState *s, MemoryContext cxt)
 
 	memset(&h, 0, sizeof(h));
 	strlcpy(h.family, s->family, BLOOM_FAMILY_LEN);
+	h.labels = s->labels;
 	h.sized = s->sized;
 	if (s->sized)
 	{
@@ -190,6 +191,7 @@ bloom_agg_state_deserialize(const uint8 *p, size_t len, MemoryContext cxt)
 	old = MemoryContextSwitchTo(cxt);
 	s = palloc0(sizeof(BloomAggState));
 	strlcpy(s->family, h.family, BLOOM_FAMILY_LEN);
+	s->labels = h.labels;
 	s->sized = h.sized;
 	s->budget = Max((size_t) work_mem * 1024, MIN_BUDGET);
 	if (h.sized)
@@ -212,11 +214,12 @@ bloom_agg_state_deserialize(const uint8 *p, size_t len, MemoryContext cxt)
 							  bloom_error_message(err)));
 		if (f.nblocks != s->nblocks || f.nhashes != s->k ||
 			f.capacity != h.capacity || f.rate != h.rate ||
-			strcmp(f.family, h.family) != 0)
+			strcmp(f.family, h.family) != 0 ||
+			!bloom_labels_equal(&f.labels, &h.labels))
 			ereport(ERROR,
 					errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 					errmsg("invalid bloom_agg state"),
-					errdetail("The filter in the state was not made with the state's capacity, false-positive rate and key family."));
+					errdetail("The filter in the state was not made with the state's capacity, false-positive rate, key family and enum labels."));
 		s->filter = bloom_alloc_big(cxt, VARHDRSZ + bodylen, 0);
 		SET_VARSIZE(s->filter, VARHDRSZ + bodylen);
 		memcpy(BLOOM_PAYLOAD(s->filter), body, bodylen);

@@ -67,12 +67,14 @@ bloom_agg_list_grow(HashList *l, size_t need)
 }
 
 BloomAggState *
-bloom_agg_state_new(MemoryContext cxt, const char *family, bool sized,
+bloom_agg_state_new(MemoryContext cxt, const char *family,
+					const BloomLabels *labels, bool sized,
 					int64 capacity, double rate, double rows_hint)
 {
 	BloomAggState *s = MemoryContextAllocZero(cxt, sizeof(BloomAggState));
 
 	strlcpy(s->family, family, BLOOM_FAMILY_LEN);
+	s->labels = *labels;
 	s->sized = sized;
 	if (sized)
 	{
@@ -177,7 +179,7 @@ bloom_agg_state_to_bits(BloomAggState *s, MemoryContext cxt)
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 
 	s->filter = bloom_new((uint64) s->capacity, s->rate, s->nblocks, s->k,
-						  s->family);
+						  s->family, &s->labels);
 	bloom_open(s->filter, &s->f);
 	MemoryContextSwitchTo(old);
 	bloom_agg_state_flush(s);
@@ -594,7 +596,8 @@ bloom_agg_state_final(BloomAggState *s, MemoryContext cxt)
 	 * one small run of the filter at a time, within the cache.
 	 */
 	if (s->sized)
-		v = bloom_new((uint64) s->capacity, s->rate, s->nblocks, s->k, s->family);
+		v = bloom_new((uint64) s->capacity, s->rate, s->nblocks, s->k,
+					  s->family, &s->labels);
 	else
 	{
 		int64		n = (int64) (s->spill ? bloom_agg_state_settle(s, cxt) :
@@ -602,7 +605,8 @@ bloom_agg_state_final(BloomAggState *s, MemoryContext cxt)
 
 		n = Max(n, 1);
 		bloom_plan_or_error(n, BLOOM_DEFAULT_RATE, &nblocks, &k);
-		v = bloom_new((uint64) n, BLOOM_DEFAULT_RATE, nblocks, k, s->family);
+		v = bloom_new((uint64) n, BLOOM_DEFAULT_RATE, nblocks, k, s->family,
+					  &s->labels);
 	}
 	bloom_open(v, &f);
 	if (s->spill)

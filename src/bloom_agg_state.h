@@ -49,6 +49,7 @@ typedef struct HashList
 struct BloomAggState
 {
 	char		family[BLOOM_FAMILY_LEN];
+	BloomLabels labels;			/* an enum family's label guard */
 	bool		sized;
 	int64		capacity;		/* sized only */
 	double		rate;			/* sized only */

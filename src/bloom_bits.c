@@ -80,7 +80,10 @@ bloom_shape_compare(const BloomFilter *a, const BloomFilter *b)
  * the inputs with that geometry, the larger design capacity (on a tie, the
  * smaller rate).  That choice is commutative and associative, so an
  * aggregate's result does not depend on the order of its rows or on how
- * parallel workers split them.  out->bits is left NULL.
+ * parallel workers split them.  The label guard goes with the family; of two
+ * guards of one enum family, the one of more labels (on a tie, the larger
+ * sum), which the PostgreSQL glue then replaces by the catalog's labels
+ * (bloom_value.c).  out->bits is left NULL.
  */
 void
 bloom_combine_header(BloomFilter *out, const BloomFilter *a,
@@ -99,7 +102,15 @@ bloom_combine_header(BloomFilter *out, const BloomFilter *a,
 		out->rate = o->rate;
 	}
 	if (out->family[0] == '\0')
+	{
 		memcpy(out->family, o->family, BLOOM_FAMILY_LEN);
+		out->labels = o->labels;
+	}
+	else if (o->family[0] != '\0' &&
+			 (o->labels.count > out->labels.count ||
+			  (o->labels.count == out->labels.count &&
+			   o->labels.sum > out->labels.sum)))
+		out->labels = o->labels;
 }
 
 /* one 64-byte block as eight words, whatever the alignment */

@@ -55,7 +55,7 @@ contains_unstored(FunctionCallInfo fcinfo, ContainsCache *c,
 	{
 		c->unstored_size = 0;
 		bloom_open(v, f);
-		bloom_check_family(f, &c->kt);
+		(void) bloom_check_family(f, &c->kt);
 		memcpy(c->unstored_header, BLOOM_PAYLOAD(v), BLOOM_HEADER_SIZE);
 		c->unstored_size = VARSIZE(v);
 	}
@@ -101,7 +101,7 @@ bf_contains(PG_FUNCTION_ARGS)
 	e = bloom_cache_get(c->cache, raw);
 	if (unlikely(!e->family_ok))
 	{
-		bloom_check_family(&e->f, &c->kt);
+		(void) bloom_check_family(&e->f, &c->kt);
 		e->family_ok = true;
 	}
 	/* a filter that never had a key added holds nothing */

@@ -55,6 +55,8 @@ bloom_write_header(uint8_t *p, const BloomFilter *f)
 	bloom_put_u64(p + BLOOM_OFF_RATE, double_bits(f->rate));
 	/* flags and reserved stay zero */
 	strncpy((char *) p + BLOOM_OFF_FAMILY, f->family, BLOOM_FAMILY_LEN - 1);
+	bloom_put_u32(p + BLOOM_OFF_NLABELS, f->labels.count);
+	bloom_put_u64(p + BLOOM_OFF_LABELSUM, f->labels.sum);
 }
 
 /*
@@ -127,6 +129,23 @@ family_ok(const uint8_t *fam)
 }
 
 /*
+ * Decode a label guard (count at p, sum right after), which only an enum
+ * family may have; a guard of no labels has a sum of 0.
+ */
+static BloomError
+labels_read(const uint8_t *p, const char *family, BloomLabels *labels)
+{
+	labels->count = bloom_get_u32(p);
+	labels->sum = bloom_get_u64(p + 4);
+	if (!bloom_family_is_enum(family))
+		return labels->count == 0 && labels->sum == 0 ?
+			BLOOM_OK : BLOOM_ERR_RESERVED;
+	if (labels->count == 0 && labels->sum != 0)
+		return BLOOM_ERR_LABELS;
+	return BLOOM_OK;
+}
+
+/*
  * Decode and check a header (BLOOM_HEADER_SIZE bytes at p) of a payload of
  * "len" bytes in all, including that the length matches nblocks.  The bits
  * need not be at hand: a single-key probe reads only the header and one
@@ -175,7 +194,7 @@ bloom_read_header_only(const uint8_t *p, size_t len, BloomFilter *f)
 	if (!family_ok(p + BLOOM_OFF_FAMILY))
 		return BLOOM_ERR_FAMILY;
 	memcpy(f->family, p + BLOOM_OFF_FAMILY, BLOOM_FAMILY_LEN);
-	return BLOOM_OK;
+	return labels_read(p + BLOOM_OFF_NLABELS, f->family, &f->labels);
 }
 
 /*
@@ -236,6 +255,8 @@ bloom_error_message(BloomError err)
 			return "Reserved header bytes are not zero.";
 		case BLOOM_ERR_FAMILY:
 			return "The key family name is not a NUL-padded UTF-8 string.";
+		case BLOOM_ERR_LABELS:
+			return "The enum label guard counts no labels but has a sum.";
 	}
 	return "unknown error";
 }
@@ -254,6 +275,8 @@ bloom_state_write_header(uint8_t *p, const BloomStateHeader *s)
 	strncpy((char *) p + BLOOM_STATE_OFF_FAMILY, s->family, BLOOM_FAMILY_LEN - 1);
 	bloom_put_u64(p + BLOOM_STATE_OFF_CAPACITY, s->capacity);
 	bloom_put_u64(p + BLOOM_STATE_OFF_RATE, double_bits(s->rate));
+	bloom_put_u32(p + BLOOM_STATE_OFF_NLABELS, s->labels.count);
+	bloom_put_u64(p + BLOOM_STATE_OFF_LABELSUM, s->labels.sum);
 }
 
 /*
@@ -280,6 +303,17 @@ bloom_state_check(const uint8_t *p, size_t len, BloomStateHeader *s,
 	if (!family_ok(p + BLOOM_STATE_OFF_FAMILY))
 		return "The key family name is not a NUL-padded UTF-8 string.";
 	memcpy(s->family, p + BLOOM_STATE_OFF_FAMILY, BLOOM_FAMILY_LEN);
+	if (bloom_get_u32(p + BLOOM_STATE_OFF_RESERVED2) != 0)
+		return "Reserved aggregate state bytes are not zero.";
+	switch (labels_read(p + BLOOM_STATE_OFF_NLABELS, s->family, &s->labels))
+	{
+		case BLOOM_OK:
+			break;
+		case BLOOM_ERR_LABELS:
+			return bloom_error_message(BLOOM_ERR_LABELS);
+		default:
+			return "Reserved aggregate state bytes are not zero.";
+	}
 	s->capacity = bloom_get_u64(p + BLOOM_STATE_OFF_CAPACITY);
 	s->rate = bits_double(bloom_get_u64(p + BLOOM_STATE_OFF_RATE));
 	if (s->sized)

@@ -171,16 +171,26 @@ bloom_key_hash(BloomKeyType *kt, Datum key, uint64 seed)
 }
 
 /*
- * A filter remembers the family of its keys; a key of another family would
- * hash differently from the "same" value added before, so it is an error,
- * never a silent false.  A filter without keys yet accepts any family.
+ * Filters, aggregate states and indexes remember the family of their keys
+ * (and, for an enum, the labels they were hashed under); a key of another
+ * family would hash differently from the "same" value added before, so it
+ * is an error, never a silent false.  Nothing recorded yet (a filter
+ * without keys) accepts any family.  Returns false when the labels of an
+ * enum family were added to since (see bloom_check_labels), else true.
+ * indexname names an index for the messages about labels, NULL a filter.
  */
-void
-bloom_check_family(const BloomFilter *f, const BloomKeyType *kt)
+bool
+bloom_check_key_family(const char *family, const BloomLabels *labels,
+					   BloomKeyType *kt, const char *indexname)
 {
-	if (f->family[0] != '\0' && strcmp(f->family, kt->family) != 0)
+	if (family[0] == '\0')
 	{
-		const char *have = bloom_family_display(f->family);
+		bloom_labels_refresh(kt);	/* the caller may record them */
+		return true;
+	}
+	if (strcmp(family, kt->family) != 0)
+	{
+		const char *have = bloom_family_display(family);
 
 		ereport(ERROR,
 				errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -190,6 +200,16 @@ bloom_check_family(const BloomFilter *f, const BloomKeyType *kt)
 						  have, bloom_family_display(kt->family)),
 				errhint("Cast the key to a type of family \"%s\".", have));
 	}
+	if (kt->kind == KEY_ENUM)
+		return bloom_check_labels(kt, labels, indexname);
+	return true;
+}
+
+/* The same for a filter's header. */
+bool
+bloom_check_family(const BloomFilter *f, BloomKeyType *kt)
+{
+	return bloom_check_key_family(f->family, &f->labels, kt, NULL);
 }
 
 /*

@@ -139,7 +139,7 @@ bf_union_cardinality(PG_FUNCTION_ARGS)
 
 	bloom_open(PG_GETARG_BLOOM_P(0), &fa);
 	bloom_open(PG_GETARG_BLOOM_P(1), &fb);
-	bloom_check_combinable(&fa, &fb, "first filter", "second filter");
+	bloom_check_combinable(&fa, &fb, "first filter", "second filter", NULL);
 	PG_RETURN_FLOAT8(union_estimate(&fa, &fb));
 }
 
@@ -160,7 +160,7 @@ bf_intersect_cardinality(PG_FUNCTION_ARGS)
 
 	bloom_open(PG_GETARG_BLOOM_P(0), &fa);
 	bloom_open(PG_GETARG_BLOOM_P(1), &fb);
-	bloom_check_combinable(&fa, &fb, "first filter", "second filter");
+	bloom_check_combinable(&fa, &fb, "first filter", "second filter", NULL);
 	nu = union_estimate(&fa, &fb);
 	if (isinf(nu))
 		PG_RETURN_NULL();

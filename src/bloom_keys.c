@@ -33,8 +33,10 @@
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
+#include "parser/parse_type.h"
 #include "utils/builtins.h"
 #include "utils/catcache.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -124,45 +126,395 @@ check_collation(Oid collid, Oid typid, bool noerror)
 	return true;
 }
 
+/* --- enums: the family and the label guard (see bloom.h) --- */
+
 /*
- * An enum's family is its qualified name and a digest of its labels (sorted
- * by their UTF-8 bytes): keys hash by label, so once a label is renamed (or
- * one is added) a filter made before is refused instead of answering
- * "absent" for the renamed keys.
+ * Bumped whenever this backend hears of a change to pg_enum (a label added
+ * or renamed, a type dropped, or a cache reset), so that key types read
+ * their enum's labels again.
  */
-static int
-cmp_cstring(const void *a, const void *b)
+static uint64 enum_generation = 1;
+static bool enum_watched = false;
+
+static void
+enum_changed(Datum arg, int cacheid, uint32 hashvalue)
 {
-	return strcmp(*(char *const *) a, *(char *const *) b);
+	enum_generation++;
 }
 
-static bool
-set_enum_family(BloomKeyType *kt, Oid enumtypid, bool noerror)
+/*
+ * Read the labels of kt's enum now: their guard into kt, and, where hashes
+ * is not NULL, each label's hash (palloc'd, in catalog order).  Labels hash
+ * as keys do, in UTF-8 whatever the database encoding.
+ */
+static void
+labels_read(BloomKeyType *kt, uint64 **hashes)
 {
-	CatCList   *list = SearchSysCacheList1(ENUMTYPOIDNAME,
-										   ObjectIdGetDatum(enumtypid));
-	int			n = list->n_members;
-	char	  **sorted = palloc(Max(n, 1) * sizeof(char *));
-	XXH3_state_t st;
-	char		name[NAMEDATALEN * 3];
+	CatCList   *list;
+	uint64	   *h = NULL;
 
-	for (int i = 0; i < n; i++)
+	if (!enum_watched)
+	{
+		CacheRegisterSyscacheCallback(ENUMOID, enum_changed, (Datum) 0);
+		enum_watched = true;
+	}
+	kt->labels_gen = enum_generation;
+	kt->accepted_ok = false;
+	list = SearchSysCacheList1(ENUMTYPOIDNAME, ObjectIdGetDatum(kt->enumtypid));
+	if (hashes)
+		h = palloc(Max(list->n_members, 1) * sizeof(uint64));
+	kt->labels.count = (uint32) list->n_members;
+	kt->labels.sum = 0;
+	for (int i = 0; i < list->n_members; i++)
 	{
 		Form_pg_enum e = (Form_pg_enum) GETSTRUCT(&list->members[i]->tuple);
 		const char *l = NameStr(e->enumlabel);
+		char	   *u = pg_server_to_any(l, strlen(l), PG_UTF8);
+		uint64		x = XXH3_64bits(u, strlen(u));
 
-		sorted[i] = pg_server_to_any(l, strlen(l), PG_UTF8);
-		if (sorted[i] == l)
-			sorted[i] = pstrdup(l);
+		if (u != l)
+			pfree(u);
+		kt->labels.sum += x;
+		if (h)
+			h[i] = x;
 	}
 	ReleaseSysCacheList(list);
-	qsort(sorted, n, sizeof(char *), cmp_cstring);
-	XXH3_64bits_reset(&st);
-	for (int i = 0; i < n; i++)
-		XXH3_64bits_update(&st, sorted[i], strlen(sorted[i]) + 1);
-	snprintf(name, sizeof(name), "%s#%016llx", format_type_be_qualified(enumtypid),
-			 (unsigned long long) XXH3_64bits_digest(&st));
-	return set_family(kt, name, noerror);
+	if (hashes)
+		*hashes = h;
+}
+
+/* Have kt's enum labels changed since they were read? */
+bool
+bloom_labels_stale(const BloomKeyType *kt)
+{
+	return kt->kind == KEY_ENUM && kt->labels_gen != enum_generation;
+}
+
+/* Read kt's enum labels again if they have changed; before recording them. */
+void
+bloom_labels_refresh(BloomKeyType *kt)
+{
+	if (bloom_labels_stale(kt))
+		labels_read(kt, NULL);
+}
+
+/*
+ * An enum's family is "enum:" and its qualified name: nothing that adding a
+ * label changes.  Its labels are read for the guard.
+ */
+static bool
+set_enum_family(BloomKeyType *kt, Oid enumtypid, bool noerror)
+{
+	kt->enumtypid = enumtypid;
+	labels_read(kt, NULL);
+	return set_family(kt, psprintf("%s%s", BLOOM_ENUM_PREFIX,
+								   format_type_be_qualified(enumtypid)),
+					  noerror);
+}
+
+/* What the labels now are, next to those of a stored guard. */
+typedef enum LabelsFound
+{
+	LABELS_ADDED,				/* the labels now are those plus some added */
+	LABELS_CHANGED,				/* not: some label was renamed */
+	LABELS_FEWER,				/* fewer labels now than then */
+	LABELS_TOO_MANY				/* too many added to tell */
+} LabelsFound;
+
+#define LABELS_MAX_SUMS		(1 << 20)
+
+typedef struct PartialSum
+{
+	uint64		sum;
+	int			last;			/* the highest label index in it */
+} PartialSum;
+
+static int
+cmp_partial(const void *a, const void *b)
+{
+	const PartialSum *x = a;
+	const PartialSum *y = b;
+
+	if (x->sum != y->sum)
+		return x->sum < y->sum ? -1 : 1;
+	return (x->last > y->last) - (x->last < y->last);
+}
+
+/* The next k-subset of 0..m-1 after idx[] (ascending), false after the last. */
+static bool
+next_subset(int *idx, int k, int m)
+{
+	int			i = k - 1;
+
+	while (i >= 0 && idx[i] == m - k + i)
+		i--;
+	if (i < 0)
+		return false;
+	idx[i]++;
+	for (int j = i + 1; j < k; j++)
+		idx[j] = idx[j - 1] + 1;
+	return true;
+}
+
+/* The number of k-subsets of m things, as a double (it may be huge). */
+static double
+subsets(int m, int k)
+{
+	double		c = 1.0;
+
+	for (int i = 1; i <= k; i++)
+		c = c * (m - k + i) / i;
+	return c;
+}
+
+/*
+ * Is a guard of "stored" labels the guard of the labels now ("now", m
+ * labels hashing to h[]) less some added since?  Some stored->count of the
+ * labels must sum to stored->sum.  The search looks for the k = min(added,
+ * kept) labels that make the difference (their sum is known either way),
+ * meeting in the middle: the sums of the first ceil(k/2) of them, over every
+ * choice, are sorted, and each choice of the last floor(k/2) looks up what
+ * it lacks among those that end before it starts.  A guard that some other
+ * set of labels happens to match is accepted: with 64-bit hashes, about one
+ * chance in 2^64 per choice tried.  LABELS_MAX_SUMS bounds the sums kept
+ * (16 bytes each); beyond it the answer is "too many labels added".
+ */
+static LabelsFound
+labels_contained(const BloomLabels *stored, const BloomLabels *now,
+				 const uint64 *h)
+{
+	int			m = (int) now->count;
+	int			n = (int) stored->count;
+	int			k,
+				k1,
+				k2;
+	uint64		target;
+	PartialSum *sums;
+	size_t		nsums = 0;
+	int		   *idx;
+	bool		found = false;
+
+	if (n > m)
+		return LABELS_FEWER;
+	if (n == m)
+		return LABELS_CHANGED;	/* equal guards were accepted before */
+	if (n == 0)
+		return LABELS_ADDED;	/* no labels then (and a sum of 0) */
+	k = Min(m - n, n);
+	target = k == m - n ? now->sum - stored->sum : stored->sum;
+	k1 = (k + 1) / 2;
+	k2 = k - k1;
+	if (subsets(m, k1) > LABELS_MAX_SUMS)
+		return LABELS_TOO_MANY;
+
+	/* the sums of the first part: k1 >= 1 labels */
+	sums = palloc((size_t) subsets(m, k1) * sizeof(PartialSum));
+	idx = palloc((k1 + 1) * sizeof(int));
+	for (int i = 0; i < k1; i++)
+		idx[i] = i;
+	do
+	{
+		uint64		sum = 0;
+
+		for (int i = 0; i < k1; i++)
+			sum += h[idx[i]];
+		sums[nsums].sum = sum;
+		sums[nsums].last = idx[k1 - 1];
+		nsums++;
+		if ((nsums & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+	} while (next_subset(idx, k1, m));
+	qsort(sums, nsums, sizeof(PartialSum), cmp_partial);
+
+	/* each choice of the second part (k2 >= 0 labels) */
+	for (int i = 0; i < k2; i++)
+		idx[i] = i;
+	for (uint64 tries = 1;; tries++)
+	{
+		uint64		want = target;
+		int			first = k2 > 0 ? idx[0] : m;
+		size_t		lo = 0,
+					hi = nsums;
+
+		for (int i = 0; i < k2; i++)
+			want -= h[idx[i]];
+		/* the first partial sum >= want: of those equal, the lowest last */
+		while (lo < hi)
+		{
+			size_t		mid = lo + (hi - lo) / 2;
+
+			if (sums[mid].sum < want)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < nsums && sums[lo].sum == want && sums[lo].last < first)
+		{
+			found = true;
+			break;
+		}
+		if ((tries & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (k2 == 0 || !next_subset(idx, k2, m))
+			break;
+	}
+	pfree(idx);
+	pfree(sums);
+	return found ? LABELS_ADDED : LABELS_CHANGED;
+}
+
+/* The error for a guard that the labels now do not pass. */
+static void
+labels_refuse(const BloomKeyType *kt, const BloomLabels *stored,
+			  LabelsFound found, const char *indexname)
+{
+	char	   *type = format_type_be(kt->enumtypid);
+	uint32		m = kt->labels.count;
+	uint32		n = stored->count;
+	const char *hint = indexname ? "Rebuild the index with REINDEX." :
+		"Build the filter again from the keys it was made from.";
+
+	if (found == LABELS_TOO_MANY)
+		ereport(ERROR,
+				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				indexname ?
+				errmsg("cannot check the labels of enum type %s against bloomfilter index \"%s\"",
+					   type, indexname) :
+				errmsg("cannot check the labels of enum type %s against the bloom filter",
+					   type),
+				errdetail("The type has %u labels, %u more than when the keys were hashed: too many added since to tell whether one was renamed.",
+						  m, m - n),
+				errhint("%s", hint));
+	if (found == LABELS_FEWER)
+		ereport(ERROR,
+				errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				indexname ?
+				errmsg("enum type %s has fewer labels than when the keys of bloomfilter index \"%s\" were hashed",
+					   type, indexname) :
+				errmsg("enum type %s has fewer labels than when the bloom filter's keys were hashed",
+					   type),
+				errdetail("The keys were hashed when the type had %u labels; it has %u now.",
+						  n, m),
+				errhint("%s", hint));
+	ereport(ERROR,
+			errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			indexname ?
+			errmsg("a label of enum type %s was renamed since the keys of bloomfilter index \"%s\" were hashed",
+				   type, indexname) :
+			errmsg("a label of enum type %s was renamed since the bloom filter's keys were hashed",
+				   type),
+			n == m ?
+			errdetail("The type has as many labels as when the keys were hashed (%u), but not the same ones; keys added under a label's old name are not found under its new one.",
+					  m) :
+			errdetail("The type's %u labels are not the %u it had when the keys were hashed plus some added since; keys added under a label's old name are not found under its new one.",
+					  m, n),
+			errhint("%s", hint));
+}
+
+/*
+ * Check a label guard stored with keys of kt's enum (in a filter, an
+ * aggregate state or an index's metapage) against the type's labels now:
+ * true when they are the same labels, false when labels were added since
+ * (the keys hash as they did; whatever records keys of the new labels must
+ * record the guard of kt->labels first), and an error when a label was
+ * renamed since, or when too many were added to tell.  indexname names the
+ * index for the message, NULL for a filter.  The check that both the values
+ * and the index use.
+ */
+bool
+bloom_check_labels(BloomKeyType *kt, const BloomLabels *stored,
+				   const char *indexname)
+{
+	uint64	   *h;
+	LabelsFound found;
+
+	Assert(kt->kind == KEY_ENUM);
+	bloom_labels_refresh(kt);
+	if (bloom_labels_equal(stored, &kt->labels))
+		return true;
+	if (kt->accepted_ok && bloom_labels_equal(stored, &kt->accepted))
+		return false;
+
+	/*
+	 * The guard may be newer than what this backend has heard of (another
+	 * backend added a label, then a key of it): take the invalidations
+	 * first.
+	 */
+	AcceptInvalidationMessages();
+	labels_read(kt, &h);
+	if (bloom_labels_equal(stored, &kt->labels))
+	{
+		pfree(h);
+		return true;
+	}
+	found = labels_contained(stored, &kt->labels, h);
+	pfree(h);
+	if (found != LABELS_ADDED)
+		labels_refuse(kt, stored, found, indexname);
+	kt->accepted = *stored;
+	kt->accepted_ok = true;
+	return false;
+}
+
+/*
+ * The enum type of an enum family, looked up by its name (in this database:
+ * a filter combined here may have been made elsewhere), into kt.
+ */
+static void
+family_enum_type(const char *family, BloomKeyType *kt)
+{
+	const char *name = family + strlen(BLOOM_ENUM_PREFIX);
+	char	   *sname = pg_any_to_server(name, strlen(name), PG_UTF8);
+	Oid			typid;
+	int32		typmod;
+#if PG_VERSION_NUM >= 160000
+	ErrorSaveContext escontext = {T_ErrorSaveContext};
+
+	if (!parseTypeString(sname, &typid, &typmod, (Node *) &escontext))
+		typid = InvalidOid;
+#else
+	parseTypeString(sname, &typid, &typmod, true);
+#endif
+	memset(kt, 0, sizeof(*kt));
+	if (OidIsValid(typid) && type_is_enum(typid))
+		bloom_key_type_init(kt, typid, InvalidOid, TopMemoryContext);
+	if (kt->kind != KEY_ENUM || strcmp(kt->family, family) != 0)
+	{
+		kt->typid = InvalidOid;
+		ereport(ERROR,
+				errcode(ERRCODE_UNDEFINED_OBJECT),
+				errmsg("cannot combine bloom filters of key family \"%s\" made under different labels",
+					   bloom_family_display(family)),
+				errdetail("There is no enum type %s in this database to check their labels against.",
+						  sname),
+				errhint("Combine the filters in the database they were made in."));
+	}
+}
+
+/*
+ * The label guard of the combination of two filters (or aggregate states)
+ * of one family: if it is an enum family and their guards differ (a label
+ * was added between them), both are checked against the type's labels now,
+ * which the combination then records.
+ */
+void
+bloom_combine_labels(const char *family, const BloomLabels *a,
+					 const BloomLabels *b, BloomLabels *out)
+{
+	/* the type of the last family combined, looked up once */
+	static BloomKeyType kt;
+
+	if (!bloom_family_is_enum(family) || bloom_labels_equal(a, b))
+	{
+		*out = *a;
+		return;
+	}
+	if (kt.typid == InvalidOid || strcmp(kt.family, family) != 0 ||
+		bloom_labels_stale(&kt))
+		family_enum_type(family, &kt);
+	(void) bloom_check_labels(&kt, a, NULL);
+	(void) bloom_check_labels(&kt, b, NULL);
+	*out = kt.labels;
 }
 
 /*

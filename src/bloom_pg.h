@@ -97,6 +97,13 @@ typedef struct BloomKeyType
 	BloomKeyKind kind;
 	bool		utf8;			/* the database encoding is UTF-8 */
 	char		family[BLOOM_FAMILY_LEN];
+	BloomLabels labels;			/* KEY_ENUM: the type's labels (else 0) */
+	/* KEY_ENUM only: what bloom_check_labels keeps */
+	Oid			enumtypid;		/* the enum (typid may be a domain over it) */
+	uint64		labels_gen;		/* pg_enum as of labels (bloom_keys.c) */
+	bool		accepted_ok;
+	BloomLabels accepted;		/* a guard found to be labels less some
+								 * added since */
 	FmgrInfo	hashfn;			/* KEY_GENERIC only */
 } BloomKeyType;
 
@@ -110,14 +117,25 @@ extern int	bloom_call_nargs(FunctionCallInfo fcinfo);
 extern BloomKeyType *bloom_arg_key_type(FunctionCallInfo fcinfo, int argno,
 										BloomKeyType *kt);
 extern BloomKeyType *bloom_call_key_type(FunctionCallInfo fcinfo, int argno);
+extern bool bloom_labels_stale(const BloomKeyType *kt);
+extern void bloom_labels_refresh(BloomKeyType *kt);
+extern bool bloom_check_labels(BloomKeyType *kt, const BloomLabels *stored,
+							   const char *indexname);
+extern void bloom_combine_labels(const char *family, const BloomLabels *a,
+								 const BloomLabels *b, BloomLabels *out);
+
+/* bloom_hash.c */
 extern uint64 bloom_key_hash(BloomKeyType *kt, Datum key, uint64 seed);
-extern void bloom_check_family(const BloomFilter *f, const BloomKeyType *kt);
+extern bool bloom_check_key_family(const char *family,
+								   const BloomLabels *labels,
+								   BloomKeyType *kt, const char *indexname);
+extern bool bloom_check_family(const BloomFilter *f, BloomKeyType *kt);
 extern const char *bloom_family_display(const char *family);
 
 /* bloom_value.c */
 extern void *bloom_alloc_big(MemoryContext cxt, Size size, int flags);
 extern bytea *bloom_new(uint64 capacity, double rate, uint64 nblocks, int k,
-						const char *family);
+						const char *family, const BloomLabels *labels);
 extern void bloom_open(bytea *v, BloomFilter *f);
 extern void bloom_plan_or_error(int64 capacity, double rate,
 								uint64 *nblocks, int *k);
@@ -125,7 +143,8 @@ extern bool bloom_validate(bytea *v, int sqlstate, Node *escontext);
 extern BloomShape bloom_check_combinable(const BloomFilter *a,
 										 const BloomFilter *b,
 										 const char *first,
-										 const char *second);
+										 const char *second,
+										 BloomFilter *out);
 extern const char *bloom_layout_name(uint8 layout);
 extern const char *bloom_hash_scheme_name(uint8 scheme);
 extern TupleDesc bloom_result_tupdesc(FunctionCallInfo fcinfo);
@@ -165,7 +184,9 @@ extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo,
 typedef struct BloomAggState BloomAggState;
 
 extern BloomAggState *bloom_agg_state_new(MemoryContext cxt,
-										  const char *family, bool sized,
+										  const char *family,
+										  const BloomLabels *labels,
+										  bool sized,
 										  int64 capacity, double rate,
 										  double rows_hint);
 extern void bloom_agg_state_check_size(const BloomAggState *s,

@@ -29,7 +29,7 @@
 /*
  * The union (OR) or intersection (AND) of two filters, as a new value: the
  * geometry of the smaller (the larger folded to it, when it can be), see
- * bloom_combine_header for the rest of the header.
+ * bloom_check_combinable for the rest of the header.
  */
 static bytea *
 combine_filters(bytea *a, bytea *b, BloomMergeOp op)
@@ -44,13 +44,13 @@ combine_filters(bytea *a, bytea *b, BloomMergeOp op)
 
 	bloom_open(a, &fa);
 	bloom_open(b, &fb);
-	shape = bloom_check_combinable(&fa, &fb, "first filter", "second filter");
+	shape = bloom_check_combinable(&fa, &fb, "first filter", "second filter",
+								   &out);
 	base = shape == BLOOM_SHAPE_FOLD_FIRST ? b : a;
 	other = shape == BLOOM_SHAPE_FOLD_FIRST ? &fa : &fb;
 
 	r = (bytea *) palloc(VARSIZE(base));
 	memcpy(r, base, VARSIZE(base));
-	bloom_combine_header(&out, &fa, &fb);
 	bloom_write_header(BLOOM_PAYLOAD(r), &out);
 	bloom_merge_bits(BLOOM_PAYLOAD(r) + BLOOM_HEADER_SIZE, out.nblocks,
 					 other->bits, other->nblocks, op);
@@ -188,8 +188,7 @@ state_merge(BloomSetOpState *s, const BloomFilter *in, BloomMergeOp op)
 	BloomFilter out;
 
 	shape = bloom_check_combinable(&s->f, in, "filter aggregated so far",
-								   "next filter");
-	bloom_combine_header(&out, &s->f, in);
+								   "next filter", &out);
 	if (shape == BLOOM_SHAPE_FOLD_FIRST)
 	{
 		bloom_fold(s->f.bits, s->f.nblocks, in->nblocks);

@@ -62,10 +62,13 @@ bloom_alloc_big(MemoryContext cxt, Size size, int flags)
 	return MemoryContextAllocExtended(cxt, size, MCXT_ALLOC_HUGE | flags);
 }
 
-/* Allocate an empty filter (all bits zero) with the given geometry. */
+/*
+ * Allocate an empty filter (all bits zero) with the given geometry, key
+ * family and label guard (NULL: none).
+ */
 bytea *
 bloom_new(uint64 capacity, double rate, uint64 nblocks, int k,
-		  const char *family)
+		  const char *family, const BloomLabels *labels)
 {
 	BloomFilter f;
 	size_t		len = BLOOM_PAYLOAD_SIZE(nblocks);
@@ -76,6 +79,8 @@ bloom_new(uint64 capacity, double rate, uint64 nblocks, int k,
 								  MCXT_ALLOC_ZERO);
 	SET_VARSIZE(v, VARHDRSZ + len);
 	bloom_init_header(&f, capacity, rate, nblocks, k, family);
+	if (labels)
+		f.labels = *labels;
 	bloom_write_header(BLOOM_PAYLOAD(v), &f);
 	return v;
 }
@@ -184,20 +189,36 @@ shape_string(const BloomFilter *f)
 
 /*
  * How two filters combine, or the error that says why they do not, showing
- * both shapes.  first and second name them in the message.
+ * both shapes.  first and second name them in the message.  out, if not
+ * NULL, gets the header of their combination (bloom_combine_header).  Two
+ * filters of one enum family made under different labels (one was added in
+ * between) are both checked against the type's labels now, which the
+ * combination records.
  */
 BloomShape
 bloom_check_combinable(const BloomFilter *a, const BloomFilter *b,
-					   const char *first, const char *second)
+					   const char *first, const char *second,
+					   BloomFilter *out)
 {
 	BloomShape	shape = bloom_shape_compare(a, b);
 	const char *hint;
+	BloomLabels labels;
 
 	switch (shape)
 	{
 		case BLOOM_SHAPE_SAME:
 		case BLOOM_SHAPE_FOLD_FIRST:
 		case BLOOM_SHAPE_FOLD_SECOND:
+			if (out)
+				bloom_combine_header(out, a, b);
+			if (a->family[0] != '\0' && b->family[0] != '\0' &&
+				!bloom_labels_equal(&a->labels, &b->labels))
+			{
+				bloom_combine_labels(a->family, &a->labels, &b->labels,
+									 &labels);
+				if (out)
+					out->labels = labels;
+			}
 			return shape;
 		case BLOOM_SHAPE_FAMILY:
 			hint = "A filter holds keys of one family; cast the keys to one type before building the filters.";

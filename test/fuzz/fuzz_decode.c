@@ -191,6 +191,10 @@ exercise_filter(const uint8_t *payload, size_t len, const BloomFilter *f,
 	CHECK(f->capacity >= 1 && f->capacity <= (uint64_t) INT64_MAX);
 	CHECK(f->rate > 0.0 && f->rate < 1.0);
 	CHECK(memchr(f->family, 0, BLOOM_FAMILY_LEN) != NULL);
+	/* a label guard only for an enum family, and none of no labels */
+	CHECK(bloom_family_is_enum(f->family) ||
+		  (f->labels.count == 0 && f->labels.sum == 0));
+	CHECK(f->labels.count != 0 || f->labels.sum == 0);
 	CHECK(len == BLOOM_PAYLOAD_SIZE(f->nblocks));
 	CHECK(f->bits == payload + BLOOM_HEADER_SIZE);
 	nbytes = (size_t) f->nblocks * BLOOM_BLOCK_BYTES;
@@ -400,6 +404,9 @@ fuzz_state(const uint8_t *data, size_t size)
 	CHECK(body == buf + BLOOM_STATE_HEADER_SIZE);
 	CHECK(bodylen == size - BLOOM_STATE_HEADER_SIZE);
 	CHECK(memchr(s.family, 0, BLOOM_FAMILY_LEN) != NULL);
+	CHECK(bloom_family_is_enum(s.family) ||
+		  (s.labels.count == 0 && s.labels.sum == 0));
+	CHECK(s.labels.count != 0 || s.labels.sum == 0);
 
 	/* canonical, like the filter header */
 	bloom_state_write_header(hdr, &s);
@@ -501,7 +508,8 @@ fuzz_state(const uint8_t *data, size_t size)
 			 */
 			if (planned && f.nblocks == plan_nblocks && f.nhashes == plan_k &&
 				f.capacity == s.capacity && f.rate == s.rate &&
-				strcmp(f.family, s.family) == 0)
+				strcmp(f.family, s.family) == 0 &&
+				bloom_labels_equal(&f.labels, &s.labels))
 				CHECK(bodylen == BLOOM_PAYLOAD_SIZE(plan_nblocks));
 		}
 	}
@@ -572,6 +580,11 @@ fuzz_pair(const uint8_t *data, size_t size)
 			bloom_combine_header(&ba, &b, &a);
 			CHECK(ab.bits == NULL && ba.bits == NULL);
 			CHECK(ab.nblocks == sm->nblocks);
+			/* its label guard is one of the inputs', with its family */
+			CHECK((strcmp(ab.family, a.family) == 0 &&
+				   bloom_labels_equal(&ab.labels, &a.labels)) ||
+				  (strcmp(ab.family, b.family) == 0 &&
+				   bloom_labels_equal(&ab.labels, &b.labels)));
 			bloom_write_header(hab, &ab);
 			bloom_write_header(hba, &ba);
 			CHECK(memcmp(hab, hba, BLOOM_HEADER_SIZE) == 0);

@@ -102,6 +102,24 @@ make_filter(uint64_t capacity, double rate, uint64_t nblocks, int k,
 	return p;
 }
 
+/*
+ * Give the filter at p (header and bits) the label guard of an enum with
+ * these labels: their number and the sum of their XXH3-64 (seed 0).
+ */
+static void
+set_labels(uint8_t *p, size_t len, const char *const *labels, int n)
+{
+	BloomFilter f;
+
+	if (bloom_read_header(p, len, &f) != BLOOM_OK)
+		exit(1);
+	f.labels.count = (uint32_t) n;
+	f.labels.sum = 0;
+	for (int i = 0; i < n; i++)
+		f.labels.sum += XXH3_64bits(labels[i], strlen(labels[i]));
+	bloom_write_header(p, &f);
+}
+
 /* a filter in both forms: '1' + payload and '0' + base64 */
 static void
 emit_filter(const char *name, const uint8_t *p, size_t len)
@@ -153,7 +171,7 @@ emit_state(const char *name, const BloomStateHeader *s, const uint8_t *body,
 
 static void
 hashes_state(const char *name, const char *family, bool sized,
-			 uint64_t capacity, double rate, int nkeys)
+			 uint64_t capacity, double rate, int nkeys, uint32_t nlabels)
 {
 	BloomStateHeader s;
 	uint8_t    *body = malloc(8 * (size_t) (nkeys ? nkeys : 1));
@@ -163,6 +181,9 @@ hashes_state(const char *name, const char *family, bool sized,
 	s.sized = sized;
 	s.count = (uint64_t) nkeys;
 	strncpy(s.family, family, BLOOM_FAMILY_LEN - 1);
+	/* an enum's label guard: any sum will do */
+	s.labels.count = nlabels;
+	s.labels.sum = nlabels ? UINT64_C(0x0123456789ABCDEF) * nlabels : 0;
 	if (sized)
 	{
 		s.capacity = capacity;
@@ -177,16 +198,22 @@ hashes_state(const char *name, const char *family, bool sized,
 
 static void
 bits_state(const char *name, const char *family, uint64_t capacity,
-		   double rate, int nkeys)
+		   double rate, int nkeys, const char *const *labels, int nlabels)
 {
 	BloomStateHeader s;
 	size_t		len;
 	uint8_t    *f = make_filter(capacity, rate, 0, 0, 0, family, nkeys, &len);
+	BloomFilter h;
 
+	if (nlabels > 0)
+		set_labels(f, len, labels, nlabels);
+	if (bloom_read_header(f, len, &h) != BLOOM_OK)
+		exit(1);
 	memset(&s, 0, sizeof(s));
 	s.mode = BLOOM_STATE_BITS;
 	s.sized = true;
 	strncpy(s.family, family, BLOOM_FAMILY_LEN - 1);
+	s.labels = h.labels;
 	s.capacity = capacity;
 	s.rate = rate;
 	emit_state(name, &s, f, len);
@@ -196,6 +223,7 @@ bits_state(const char *name, const char *family, uint64_t capacity,
 int
 main(int argc, char **argv)
 {
+	static const char *const moods[] = {"sad", "ok", "happy", "meh"};
 	uint8_t    *a,
 			   *b;
 	size_t		alen,
@@ -229,6 +257,11 @@ main(int argc, char **argv)
 	free(a);
 	a = make_filter(5, 0.3, 0, 0, 0, "public.\"sch\xc3\xa9ma\xe2\x82\xac\"", 5, &alen);
 	emit_filter("utf8family-5-0.3", a, alen);
+	free(a);
+	/* an enum family and its label guard */
+	a = make_filter(10, 0.01, 0, 0, 0, "enum:public.mood", 3, &alen);
+	set_labels(a, alen, moods, 3);
+	emit_filter("enum-10-0.01", a, alen);
 	free(a);
 
 	/* geometries bloom_plan does not pick, all valid: k = 32, seeds, folds */
@@ -266,15 +299,28 @@ main(int argc, char **argv)
 	emit_pair("seed", a, alen, b, blen);
 	free(b);
 	free(a);
+	/* one enum family, made before and after a label was added */
+	a = make_filter(40, 0.01, 12, 7, 0, "enum:public.mood", 20, &alen);
+	set_labels(a, alen, moods, 3);
+	b = make_filter(40, 0.01, 6, 7, 0, "enum:public.mood", 10, &blen);
+	set_labels(b, blen, moods, 4);
+	emit_pair("enum-labels-12-6", a, alen, b, blen);
+	free(b);
+	b = make_filter(40, 0.01, 12, 7, 0, "", 0, &blen);
+	emit_pair("enum-empty", b, blen, a, alen);
+	free(b);
+	free(a);
 
 	/* bloom_agg states: hash lists (sized or not, empty) and bits */
-	hashes_state("hashes-unsized-0", "", false, 0, 0, 0);
-	hashes_state("hashes-unsized-20", "integer", false, 0, 0, 20);
-	hashes_state("hashes-sized-30", "integer", true, 1000, 0.01, 30);
+	hashes_state("hashes-unsized-0", "", false, 0, 0, 0, 0);
+	hashes_state("hashes-unsized-20", "integer", false, 0, 0, 20, 0);
+	hashes_state("hashes-enum-5", "enum:public.mood", false, 0, 0, 5, 4);
+	hashes_state("hashes-sized-30", "integer", true, 1000, 0.01, 30, 0);
 	/* a rate so near 1 that blocks hold ~10^5 keys: the sizing sum's far end */
 	hashes_state("hashes-sized-near1", "integer", true,
-				 UINT64_C(10000000000), 0.999999, 3);
-	bits_state("bits-integer-100-0.01", "integer", 100, 0.01, 100);
-	bits_state("bits-text-20-0.2", "text", 20, 0.2, 20);
+				 UINT64_C(10000000000), 0.999999, 3, 0);
+	bits_state("bits-integer-100-0.01", "integer", 100, 0.01, 100, NULL, 0);
+	bits_state("bits-text-20-0.2", "text", 20, 0.2, 20, NULL, 0);
+	bits_state("bits-enum-10-0.1", "enum:public.mood", 10, 0.1, 4, moods, 4);
 	return 0;
 }

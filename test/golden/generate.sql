@@ -11,9 +11,11 @@
 -- Never regenerate the file to make the test pass: a difference means that
 -- filters stored by an earlier version would answer "absent" for keys they
 -- hold, or would not load at all.  Add rows only for what is new.
--- (One exception, before the first release: the "enum" row was made again
--- when an enum's family gained the digest of its labels, issue 11.c; its
--- bits did not change.)
+-- (Exceptions, before the first release: the "enum" row was made again
+-- when an enum's family gained the digest of its labels, issue 11.c, and
+-- again when the digest gave way to "enum:" and the type's name plus a
+-- label guard in the header's last reserved bytes, issue 21: adding a label
+-- must not change the family.  Its bits did not change either time.)
 --
 -- Each row: a name, an SQL expression that builds the filter, and the
 -- filter's text form.  Families tied to a PostgreSQL major version

@@ -25,6 +25,7 @@ Needs Python 3 and the xxhash module (Debian: python3-xxhash).
 import base64
 import datetime
 import decimal
+import itertools
 import math
 import struct
 import uuid
@@ -52,7 +53,9 @@ import xxhash
 #       40    4  flags      must be 0
 #       44   64  family     key family, UTF-8, NUL-padded; all zero while the
 #                           filter has no key
-#      108   16  reserved   must be 0
+#      108    4  nlabels    an enum family's label guard (see label_guard),
+#      112    8  labelsum   else 0; no labels means a sum of 0
+#      120    4  reserved   must be 0
 #      124    -  bits       nblocks * 64 bytes
 # ---------------------------------------------------------------------------
 
@@ -65,6 +68,7 @@ HEADER_SIZE = 124
 BLOCK_BYTES = 64
 BLOCK_BITS = 512
 FAMILY_LEN = 64          # including the terminating NUL
+ENUM_PREFIX = "enum:"    # starts every enum family
 MAX_K = 32
 MAX_NBLOCKS = 12500000   # 800,000,000 bytes of bits
 
@@ -84,6 +88,14 @@ class FormatError(ValueError):
 
 class FamilyError(ValueError):
     """A key's family differs from the family of the filter's keys."""
+
+
+class LabelsError(ValueError):
+    """
+    The labels of an enum type now are not those the filter's keys were
+    hashed under plus some added since: a label was renamed, and its keys
+    would not be found under the new name.
+    """
 
 
 class NotReproducible(ValueError):
@@ -134,8 +146,8 @@ def bit_positions(h, k):
 # in the filter; keys of another family are refused.
 # ---------------------------------------------------------------------------
 
-# key type name -> family.  Enums are handled separately (their family is the
-# qualified type name).  A domain is hashed as its base type: pass the base
+# key type name -> family.  Enums are handled separately (their family is
+# "enum:" and the qualified type name).  A domain is hashed as its base type: pass the base
 # type's name.
 FAMILIES = {
     "smallint": "integer", "int2": "integer",
@@ -330,15 +342,56 @@ def quote_ident(name):
     return '"' + name.replace('"', '""') + '"'
 
 
+def label_guard(labels):
+    """
+    The label guard of an enum's labels, as a filter records it: (their
+    number, the sum modulo 2^64 of XXH3-64 (seed 0) of each in UTF-8).  It
+    does not depend on the labels' order.
+    """
+    total = sum(xxhash.xxh3_64_intdigest(l.encode("utf-8"), seed=0)
+                for l in labels)
+    return (len(labels), total & MASK64)
+
+
+def labels_contain(guard, labels):
+    """
+    Is guard that of some of these labels (the type's labels now, less some
+    added since)?  Exhaustive over the choices of the labels added (or of
+    those kept, if fewer), so slow for large types; the extension meets in
+    the middle and gives up past a bound.
+    """
+    n, total = guard
+    m = len(labels)
+    if n > m:
+        return False
+    hashes = [xxhash.xxh3_64_intdigest(l.encode("utf-8"), seed=0)
+              for l in labels]
+    k = min(m - n, n)
+    target = (label_guard(labels)[1] - total) & MASK64 if k == m - n else total
+    return any(sum(c) & MASK64 == target
+               for c in itertools.combinations(hashes, k))
+
+
+class EnumFamily(str):
+    """
+    The family of an enum's keys, "enum:" and the schema-qualified type name,
+    knowing the type's labels now (.labels, .guard).  Adding a label does not
+    change the family; the labels are what a filter's label guard is checked
+    against.
+    """
+
+    def __new__(cls, name, labels):
+        self = str.__new__(cls, name)
+        self.labels = list(labels)
+        self.guard = label_guard(self.labels)
+        return self
+
+
 def enum_family(schema, typename, labels):
-    """The family of an enum's keys: its schema-qualified type name, "#",
-    and 16 hex digits of XXH3-64 (seed 0) over all of the type's labels in
-    UTF-8, sorted by their bytes, each followed by a NUL byte.  A label
-    renamed or added gives another family, so filters made before are
-    refused instead of missing the renamed keys."""
-    data = b"".join(l + b"\0" for l in sorted(x.encode("utf-8") for x in labels))
-    digest = xxhash.xxh3_64_intdigest(data, seed=0)
-    return "%s.%s#%016x" % (quote_ident(schema), quote_ident(typename), digest)
+    """The family of the keys of enum type schema.typename, whose labels
+    (now) are labels."""
+    return EnumFamily("%s%s.%s" % (ENUM_PREFIX, quote_ident(schema),
+                                   quote_ident(typename)), labels)
 
 
 def enum_canonical(label, family, encoding="utf-8"):
@@ -521,7 +574,7 @@ class BloomFilter:
     """A bloom filter in the bloomfilter extension's format, version 1."""
 
     def __init__(self, nblocks, nhashes, capacity, rate, family="",
-                 seed=DEFAULT_SEED, bits=None):
+                 seed=DEFAULT_SEED, bits=None, labels=(0, 0)):
         if not 1 <= nhashes <= MAX_K:
             raise ValueError("nhashes out of range")
         if not 1 <= nblocks <= MAX_NBLOCKS:
@@ -537,6 +590,10 @@ class BloomFilter:
         self.capacity = capacity
         self.rate = rate
         self.family = family
+        # the label guard of an enum family: (number of labels, sum)
+        self.labels = labels
+        if isinstance(family, EnumFamily):
+            self.labels = family.guard
         if bits is None:
             bits = bytearray(nblocks * BLOCK_BYTES)
         self.bits = bytearray(bits)
@@ -573,6 +630,8 @@ class BloomFilter:
             rate = DEFAULT_RATE
         f = cls.create(capacity, rate)
         f.family = family        # the aggregate records it even over no rows
+        if isinstance(family, EnumFamily):
+            f.labels = family.guard
         for fam, b in pairs:
             f.add_canonical(fam, b)
         return f
@@ -607,11 +666,16 @@ class BloomFilter:
             raise FormatError("capacity out of range")
         if not (0.0 < rate < 1.0):          # also refuses NaN
             raise FormatError("rate not between 0 and 1")
-        if flags != 0 or data[108:124] != bytes(16):
+        (nlabels, labelsum, reserved) = struct.unpack_from("<IQI", data, 108)
+        if flags != 0 or reserved != 0:
             raise FormatError("reserved bytes are not zero")
         family = _check_family_bytes(data[44:108])
+        if not family.startswith(ENUM_PREFIX) and (nlabels, labelsum) != (0, 0):
+            raise FormatError("a label guard for a family of no enum")
+        if nlabels == 0 and labelsum != 0:
+            raise FormatError("a label guard of no labels but a sum")
         return cls(nblocks, nhashes, capacity, rate, family, seed,
-                   data[HEADER_SIZE:])
+                   data[HEADER_SIZE:], (nlabels, labelsum))
 
     @classmethod
     def from_base64(cls, text):
@@ -641,7 +705,8 @@ class BloomFilter:
                                 self.capacity, self.rate)
                   + struct.pack("<I", 0)                       # flags
                   + family + bytes(FAMILY_LEN - len(family))
-                  + bytes(16))                                 # reserved
+                  + struct.pack("<IQI", self.labels[0], self.labels[1],
+                                0))                            # reserved
         assert len(header) == HEADER_SIZE
         return header + bytes(self.bits)
 
@@ -666,14 +731,36 @@ class BloomFilter:
             raise FamilyError("the filter holds keys of family %r, the key is "
                               "of family %r" % (self.family, family))
 
+    def _check_labels(self, family):
+        """
+        For an enum key (family an EnumFamily): True if the filter's label
+        guard is the type's labels now, False if labels were added since;
+        LabelsError if a label was renamed since the keys were hashed.
+        """
+        if not isinstance(family, EnumFamily) or self.family == "":
+            return True
+        if tuple(self.labels) == family.guard:
+            return True
+        if labels_contain(self.labels, family.labels):
+            return False
+        raise LabelsError("a label of %s was renamed since the filter's keys "
+                          "were hashed (under %d labels; it has %d now)"
+                          % (family, self.labels[0], len(family.labels)))
+
     def add_canonical(self, family, canonical_bytes):
         self._check_family(family)
-        if self.family == "":
-            self.family = family           # the first key fixes the family
+        current = self._check_labels(family)
+        if self.family == "" or not current:
+            # the first key fixes the family; an enum key records the labels
+            # now, which a key of a label added since needs
+            self.family = family
+            if isinstance(family, EnumFamily):
+                self.labels = family.guard
         self.add_hash(key_hash(canonical_bytes, self.seed))
 
     def contains_canonical(self, family, canonical_bytes):
         self._check_family(family)
+        self._check_labels(family)
         if self.family == "":
             return False                   # no key was ever added
         return self.contains_hash(key_hash(canonical_bytes, self.seed))

@@ -88,6 +88,13 @@ SELECT bool_and(bloom_contains(f, m))
 FROM golden, unnest(enum_range(NULL::golden_mood)) AS m WHERE name = 'enum'}),
 	't',
 	'a stored enum filter finds its labels');
+$node->safe_psql('golden', q{ALTER TYPE golden_mood ADD VALUE 'meh' BEFORE 'ok'});
+is( $node->safe_psql(
+		'golden', q{
+SELECT string_agg(m::text || '=' || bloom_contains(f, m), ',' ORDER BY m)
+FROM golden, unnest(enum_range(NULL::golden_mood)) AS m WHERE name = 'enum'}),
+	'sad=true,meh=false,ok=true,happy=true',
+	'and still, with the same answers, after a label is added');
 
 $node->stop;
 done_testing();

@@ -357,6 +357,25 @@ my @corrupt = (
 	[ 'truncated header', substr($good, 0, 123) ],
 	[ 'one byte short', substr($good, 0, length($good) - 1) ],
 	[ 'one byte long', $good . "\x00" ],);
+# an enum filter: its label guard (bytes 108 to 119) may hold anything but a
+# sum for no labels; the bytes after it stay reserved
+my $good_enum = decode_base64(
+	$node->safe_psql('reference',
+		q{SELECT bloom_add(bloom_create(10, 0.01), 'ok'::mood)}));
+sub patched_enum
+{
+	my ($off, $bytes) = @_;
+	my $b = $good_enum;
+	substr($b, $off, length $bytes) = $bytes;
+	return $b;
+}
+push @corrupt,
+  [ 'enum unchanged', $good_enum ],
+  [ 'enum guard of other labels', patched_enum(108, pack('L<Q<', 7, 12345)) ],
+  [ 'enum guard of no labels', patched_enum(108, pack('L<Q<', 0, 0)) ],
+  [ 'enum guard of no labels but a sum', patched_enum(108, pack('L<Q<', 0, 1)) ],
+  [ 'enum reserved after the guard', patched_enum(120, "\x01") ],
+  [ 'guard of a family of no enum', patched(112, "\x01") ];
 my @literals = map { [ $_->[0], encode_base64($_->[1], '') ] } @corrupt;
 my $good64 = encode_base64($good, '');
 # base64 forms: each value has exactly one text form
@@ -427,13 +446,14 @@ foreach my $c (@cases)
 	my $py = $res->{cases}{$name};
 	my $sc = (grep { $_->{name} eq $name } @spec_cases)[0];
 	my $nkeys = scalar @{ $sc->{keys} };
-	# an enum's family (its name and a digest of its labels) as PostgreSQL
-	# records it; the Python side computes it from the labels alone
+	# an enum's family ("enum:" and its name) as PostgreSQL records it; the
+	# Python side computes it, and the label guard of the filters compared
+	# below, from the name and the labels alone
 	my $expected_family = defined $c->{family_of}
 	  ? $node->safe_psql('reference',
 		"SELECT (bloom_info(bloom_add(bloom_create(1), $c->{family_of}))).key_family")
 	  : $family{ $c->{type} };
-	like($expected_family, qr/#[0-9a-f]{16}$/, "$name: the family ends in the labels' digest")
+	like($expected_family, qr/^enum:/, "$name: the family is \"enum:\" and the type's name")
 	  if defined $c->{family_of};
 
 	is($py->{error}, undef, "$name: the Python side raised no error");
@@ -496,7 +516,8 @@ for my $j (0 .. $#literals)
 # and what the format says of each (bloom.h): only these are valid
 my %valid = map { $_ => 1 } ('unchanged', 'nhashes 32', 'seed 1',
 	'capacity 2^63-1', 'rate 1e-300', 'family empty', 'family multibyte',
-	'family 63 bytes');
+	'family 63 bytes', 'enum unchanged', 'enum guard of other labels',
+	'enum guard of no labels');
 is( join(', ', map { $_->[0] } grep { $valid{ $_->[0] } } @literals),
 	join(', ',
 		map { $literals[$_][0] } grep { $pg_validity[$_] eq 'valid' } 0 .. $#literals),
