@@ -243,7 +243,8 @@ run_matrix() {
 # come before the first "==== " line of its output (the diffs, the TAP
 # tests), the TAP tests' summary after "==== TAP tests"
 count_matrix() {
-	local v=$1 log=$LOGDIR/matrix-$v.log rc p f tp=0 tf=0
+	local v=$1 log rc p f tp=0 tf=0
+	log=$LOGDIR/matrix-$v.log
 	rc=$(cat "$LOGDIR/matrix-$v.rc" 2>/dev/null || echo 1)
 	sed '/^==== /,$d' "$log" >"$log.results"
 	read -r p f < <(count_regress "$log.results")
