@@ -103,6 +103,10 @@ endif
 # Each test initdb's its own throwaway clusters, and initdb refuses to run
 # as root, so `make installcheck` only includes them for non-root users;
 # root runs them through `runuser -u postgres -- make tap` (test/run-tests.sh).
+# A server built without --enable-tap-tests (the prebuilt tarballs of
+# test/matrix.sh) has neither prove_installcheck nor those modules: `make tap`
+# then does what prove_installcheck does with the modules in TAP_PERL_DIR,
+# by default the distribution's (those of the pg_config first on PATH).
 ifneq ($(wildcard test/t/*.pl),)
 PROVE_TESTS = test/t/*.pl
 ifneq ($(shell id -u),0)
@@ -110,7 +114,7 @@ TAP_TESTS = 1
 endif
 endif
 
-EXTRA_CLEAN = results/ regression.diffs regression.out log/ tmp_check/ tmp_check.background/ \
+EXTRA_CLEAN = results/ regression.diffs regression.out log/ tmp_check/ \
 	test/t/tmp_check/ output_iso/ tmp_check_iso/ \
 	$(EXTENSION)-$(EXTVERSION).zip
 
@@ -127,6 +131,28 @@ override CFLAGS += -fvisibility=hidden
 override CPPFLAGS := '-DPGDLLEXPORT=__attribute__((visibility("default")))' $(CPPFLAGS)
 endif
 
+ifeq ($(enable_tap_tests),yes)
+tap_prove = $(prove_installcheck)
+else
+TAP_PERL_DIR ?= $(patsubst %/src/makefiles/pgxs.mk,%/src/test/perl,$(shell pg_config --pgxs 2>/dev/null))
+# TESTDIR for the modules of PostgreSQL 15, TESTLOGDIR and TESTDATADIR for 16+
+define tap_prove
+@if [ ! -f '$(TAP_PERL_DIR)/PostgreSQL/Test/Cluster.pm' ]; then \
+	echo "make tap: $(PG_CONFIG) was built without TAP tests, and TAP_PERL_DIR" >&2; \
+	echo "('$(TAP_PERL_DIR)') holds no PostgreSQL/Test/Cluster.pm" >&2; \
+	exit 1; \
+fi
+rm -rf '$(CURDIR)'/tmp_check && \
+$(MKDIR_P) '$(CURDIR)'/tmp_check && \
+   TESTDIR='$(CURDIR)' \
+   TESTLOGDIR='$(CURDIR)/tmp_check/log' \
+   TESTDATADIR='$(CURDIR)/tmp_check' \
+   PATH="$(bindir):$(CURDIR):$$PATH" \
+   PG_REGRESS='$(top_builddir)/src/test/regress/pg_regress' \
+   prove -I '$(TAP_PERL_DIR)' -I $(srcdir) $(PROVE_FLAGS) $(PROVE_TESTS)
+endef
+endif
+
 .PHONY: tap
 tap:
 ifeq ($(wildcard test/t/*.pl),)
@@ -137,7 +163,7 @@ else
 		echo "run as an unprivileged user, e.g. runuser -u postgres -- make tap" >&2; \
 		exit 1; \
 	fi
-	$(prove_installcheck)
+	$(tap_prove)
 endif
 
 # Source archive for PGXN, from the committed tree.

@@ -3,21 +3,28 @@
 # test/matrix.sh: build and test bloomfilter against a prebuilt PostgreSQL
 # tarball (../shared/pg/pg-NN.tar.gz, see its README), in a private server.
 #
-#   bash test/matrix.sh TARBALL [--workdir DIR] [--port N] [--keep]
+#   bash test/matrix.sh TARBALL [--tap] [--workdir DIR] [--port N] [--keep]
 #                               [MAKEVAR=VALUE ...]
 #
 # 1. unpacks TARBALL into DIR (default: a fresh temporary folder),
 # 2. copies this tree there and builds it with PG_CFLAGS=-Werror against the
 #    tarball's pg_config, installs it into the unpacked server,
-# 3. initdb's a cluster, starts it on PORT (default 5870 + major),
-# 4. runs `make installcheck` (regression and isolation suites; TAP tests run
-#    on the distribution's server in test/run-tests.sh), with any MAKEVAR
-#    given (e.g. REGRESS=bloom_agg),
-# 5. stops the server; removes DIR unless --keep.
+# 3. with --tap, starts the TAP tests (make tap: test/t/*.pl, each with
+#    clusters of its own) in the background; the tarballs carry no
+#    PostgreSQL::Test modules, so the distribution's drive their binaries
+#    (see the Makefile's TAP_PERL_DIR),
+# 4. initdb's a cluster, starts it on PORT (default 5870 + major),
+# 5. runs `make installcheck` (regression and isolation suites), with any
+#    MAKEVAR given (e.g. REGRESS=bloom_agg),
+# 6. stops the server; with --tap, waits for the TAP tests and prints their
+#    output after a line "==== TAP tests on PostgreSQL N (make tap)"
+#    (PROVE_FLAGS, PROVE_TESTS from the environment); removes DIR unless
+#    --keep (or a TAP test failed: its logs stay in DIR/src/tmp_check/log).
 #
 # initdb refuses to run as root: as root, every step that touches the server
 # runs as the postgres user (runuser), on files that user owns.
-# Exit status: that of make installcheck (1 on a failed setup step).
+# Exit status: 0 if make installcheck and the TAP tests passed (1 on a failed
+# setup step).
 
 set -uo pipefail
 
@@ -25,14 +32,16 @@ tarball=
 workdir=
 port=
 keep=0
+tap=0
 makevars=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--workdir) workdir=$2; shift 2 ;;
 		--port) port=$2; shift 2 ;;
 		--keep) keep=1; shift ;;
+		--tap) tap=1; shift ;;
 		*=*) makevars+=("$1"); shift ;;
-		-h | --help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-h | --help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) tarball=$1; shift ;;
 	esac
 done
@@ -84,13 +93,28 @@ bash "$src/test/symbols.sh" "$src/bloomfilter.so" ||
 as_user make -C "$src" -s PG_CONFIG="$pgc" install >/dev/null ||
 	{ echo "matrix.sh: install failed into $name" >&2; exit 1; }
 
+# The TAP tests start their own clusters: they run beside the steps below
+# (mostly waiting for their servers), in a process group of their own so
+# that an early exit can end them.
+tap_pid=
+if [ "$tap" -eq 1 ]; then
+	tap_args=(PG_CONFIG="$pgc" PROVE_FLAGS="--timer${PROVE_FLAGS:+ $PROVE_FLAGS}")
+	[ -n "${PROVE_TESTS:-}" ] && tap_args+=(PROVE_TESTS="$PROVE_TESTS")
+	set -m
+	as_user make -C "$src" "${tap_args[@]}" tap >"$workdir/tap.log" 2>&1 </dev/null &
+	tap_pid=$!
+	set +m
+fi
+
 data="$workdir/data"
 sock="$workdir/sock"
 stop() {
+	[ -n "$tap_pid" ] && kill -- -"$tap_pid" 2>/dev/null
 	as_user "$pgdir/bin/pg_ctl" -D "$data" -m immediate stop >/dev/null 2>&1
 	[ "$keep" -eq 1 ] || rm -rf "$workdir"
 }
 trap stop EXIT
+trap 'exit 1' INT TERM
 if [ ! -d "$data" ]; then
 	# (the prebuilt servers' bootstrap is chatty on stderr: keep it in a log)
 	as_user "$pgdir/bin/initdb" -D "$data" -A trust -E UTF8 --locale=C.UTF-8 \
@@ -111,5 +135,17 @@ if [ "$rc" -ne 0 ]; then
 	for d in "$src/regression.diffs" "$src/output_iso/regression.diffs"; do
 		[ -s "$d" ] && { echo "==== $d"; cat "$d"; }
 	done
+fi
+if [ -n "$tap_pid" ]; then
+	wait "$tap_pid"
+	tap_rc=$?
+	tap_pid=
+	echo "==== TAP tests on PostgreSQL $major (make tap)"
+	cat "$workdir/tap.log"
+	if [ "$tap_rc" -ne 0 ]; then
+		keep=1
+		echo "matrix.sh: TAP logs kept in $src/tmp_check/log"
+		[ "$rc" -ne 0 ] || rc=$tap_rc
+	fi
 fi
 exit "$rc"

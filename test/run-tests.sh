@@ -12,12 +12,13 @@
 # 4. runs the TAP tests in test/t, if any, as an unprivileged user
 #    (as postgres in a private copy of the tree when invoked as root), in
 #    the background beside steps 3 and 5-8 (they mostly wait for servers);
-#    their output is printed at the end, then the scripts marked
-#    "# run-tests: alone" (they time themselves) run with nothing beside them,
-# 5. for PostgreSQL 16 and 18 (and any other ../shared/pg/pg-NN.tar.gz):
+#    their output is printed at the end,
+# 5. for PostgreSQL 16 and 18 (and any other pg-NN.tar.gz in MATRIX_DIR):
 #    builds with -Werror and runs the regression and isolation suites in a
-#    private server of that version (test/matrix.sh); skipped, with a
-#    message, where the tarball is absent (a clone without ../shared),
+#    private server of that version (test/matrix.sh), and on 18 the TAP
+#    tests too; 18 runs in the background from the install on, like step 4;
+#    skipped, with a message, where the tarball is absent (a clone without
+#    ../shared),
 # 6. runs a short load test (test/load/run.sh -T 10: 8 writers, no lost key),
 # 7. replays the fuzzer's inputs (test/fuzz/run.sh --replay),
 # 8. runs test/citus/run.sh (a Citus coordinator and two workers from
@@ -26,16 +27,18 @@
 # 9. prints "N passed, N failed" (one count per regression test, isolation
 #    spec, TAP script and Citus check, on every version, one for the load
 #    test and one for the fuzzer replay) and exits non-zero if anything
-#    failed.
+#    failed.  No test times itself: they may all run side by side on a
+#    busy machine.
 #
 # Environment: PG_CONFIG (default pg_config), PG_CFLAGS (extra compiler flags,
 # kept under --strict), PROVE_FLAGS (e.g. --verbose), CI, MATRIX_DIR (where
-# the pg-NN.tar.gz are, default ../shared/pg beside the clone).
+# the pg-NN.tar.gz are, default ../shared/pg beside the clone; nothing else
+# is looked at).
 
 set -uo pipefail
 
 usage() {
-	sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,38p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 strict=0
@@ -54,8 +57,12 @@ PG_CONFIG=${PG_CONFIG:-pg_config}
 JOBS=$(nproc 2>/dev/null || echo 2)
 LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-tests.XXXXXX")
 
-# The major versions tested besides the distribution's (test/matrix.sh).
+# The major versions tested besides the distribution's (test/matrix.sh),
+# and those among them that run the TAP tests too: with the distribution's,
+# the oldest and the newest supported.  Those run in the background from the
+# install on (their TAP tests are the longest step of the suite).
 MATRIX_MAJORS="16 18"
+MATRIX_TAP="18"
 
 passed=0
 failed=0
@@ -63,6 +70,7 @@ status=0
 tapdir=
 tap_pid=
 citus_pid=
+declare -A matrix_pid=()
 
 # (with the seconds since the start, to keep an eye on the run's length)
 heading() {
@@ -74,6 +82,9 @@ finish() {
 	# an early exit: end the TAP tests still running in the background
 	[ -n "$tap_pid" ] && kill -- -"$tap_pid" 2>/dev/null
 	[ -n "$citus_pid" ] && kill -- -"$citus_pid" 2>/dev/null
+	for v in "${!matrix_pid[@]}"; do
+		kill -- -"${matrix_pid[$v]}" 2>/dev/null
+	done
 	rm -rf "$LOGDIR"
 	echo
 	echo "run time: ${SECONDS} s"
@@ -127,10 +138,8 @@ count_prove() {
 # TAP tests (make tap).  Most spend their time waiting for the servers they
 # start, stop, crash and replicate, so they run in the background from the
 # install on, beside the steps after it, and are printed and counted after
-# those (report_tap).  The scripts that time something against the machine
-# (a line "# run-tests: alone") run afterwards, with nothing beside them.
-tap_alone=$(grep -l '^# run-tests: alone' test/t/*.pl 2>/dev/null | tr '\n' ' ')
-tap_shared=$(grep -L '^# run-tests: alone' test/t/*.pl 2>/dev/null | tr '\n' ' ')
+# those (report_tap).  None times itself (a busy machine makes a test slow,
+# never wrong).
 
 # run_tap LOG TESTS...: prove TESTS, output to LOG, exit code of make
 run_tap() {
@@ -156,13 +165,11 @@ start_tap() {
 		chown -R postgres: "$tapdir"
 		chmod 755 "$tapdir"
 	fi
-	[ -n "$tap_shared" ] || return 0
 	# a process group of its own (set -m), so that an early exit can end it
 	set -m
 	(
 		t0=$SECONDS
-		# shellcheck disable=SC2086
-		run_tap "$LOGDIR/tap.log" $tap_shared
+		run_tap "$LOGDIR/tap.log" test/t/*.pl
 		echo $? >"$LOGDIR/tap.rc"
 		echo "(these TAP tests took $((SECONDS - t0)) s)" >>"$LOGDIR/tap.log"
 	) &
@@ -189,7 +196,6 @@ count_tap() {
 }
 
 report_tap() {
-	local rc
 	tap_failed=0
 	if [ -n "$tap_pid" ]; then
 		heading "TAP tests (make tap, run in the background since the install)"
@@ -197,23 +203,68 @@ report_tap() {
 		tap_pid=
 		cat "$LOGDIR/tap.log"
 		count_tap "$LOGDIR/tap.log" "$(cat "$LOGDIR/tap.rc" 2>/dev/null || echo 1)"
-		# the next prove run starts by removing tmp_check: keep these logs
-		local dir=${tapdir:-$ROOT}
-		[ "$tap_failed" -ne 0 ] && [ -d "$dir/tmp_check" ] &&
-			rm -rf "$dir/tmp_check.background" && mv "$dir/tmp_check" "$dir/tmp_check.background"
-	fi
-	if [ -n "$tap_alone" ]; then
-		heading "TAP tests that time themselves, alone: $tap_alone"
-		# shellcheck disable=SC2086
-		run_tap "$LOGDIR/tap-alone.log" $tap_alone
-		rc=$?
-		cat "$LOGDIR/tap-alone.log"
-		count_tap "$LOGDIR/tap-alone.log" "$rc"
 	fi
 	if [ "$tap_failed" -ne 0 ]; then
-		echo "TAP logs kept in ${tapdir:-$ROOT}/tmp_check/log (and tmp_check.background/log)"
+		echo "TAP logs kept in ${tapdir:-$ROOT}/tmp_check/log"
 	elif [ -n "$tapdir" ]; then
 		rm -rf "$tapdir"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# The other supported major versions: each prebuilt server in MATRIX_DIR
+# (../shared/pg, beside the clone in CI; see its README), built with -Werror
+# and tested in a private server by test/matrix.sh: the regression and
+# isolation suites, and the TAP tests for those in MATRIX_TAP.  A user's
+# clone has no ../shared: those versions are skipped, and say so.
+matrix_dir=${MATRIX_DIR:-$ROOT/../shared/pg}
+matrix_versions=$( (printf '%s\n' $MATRIX_MAJORS
+	for t in "$matrix_dir"/pg-*.tar.gz; do
+		[ -f "$t" ] && basename "$t" .tar.gz | sed 's/^pg-//'
+	done) | sort -n -u)
+
+# has_tap V: whether version V runs the TAP tests too
+has_tap() {
+	case " $MATRIX_TAP " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# run_matrix V: test/matrix.sh for version V, its output also in
+# LOGDIR/matrix-V.log, its exit code in LOGDIR/matrix-V.rc
+run_matrix() {
+	local v=$1 args=()
+	has_tap "$v" && args+=(--tap)
+	bash test/matrix.sh "$matrix_dir/pg-$v.tar.gz" "${args[@]}" </dev/null 2>&1 |
+		tee "$LOGDIR/matrix-$v.log"
+	echo "${PIPESTATUS[0]}" >"$LOGDIR/matrix-$v.rc"
+}
+
+# count_matrix V: add version V's results to the totals: pg_regress's lines
+# come before the first "==== " line of its output (the diffs, the TAP
+# tests), the TAP tests' summary after "==== TAP tests"
+count_matrix() {
+	local v=$1 log rc p f tp=0 tf=0
+	log=$LOGDIR/matrix-$v.log
+	rc=$(cat "$LOGDIR/matrix-$v.rc" 2>/dev/null || echo 1)
+	sed '/^==== /,$d' "$log" >"$log.results"
+	read -r p f < <(count_regress "$log.results")
+	if has_tap "$v"; then
+		sed -n '/^==== TAP tests/,$p' "$log" >"$log.tap"
+		read -r tp tf < <(count_prove "$log.tap")
+		# prove never got to its summary
+		[ "$tp" -lt 0 ] && tp=0 && tf=1
+	fi
+	if [ "$rc" -ne 0 ]; then
+		status=1
+		# the build, the server or make failed without reporting a failed test
+		[ "$((f + tf))" -eq 0 ] && f=1
+	fi
+	passed=$((passed + p + tp))
+	failed=$((failed + f + tf))
+	if [ -s "$log.tap" ]; then
+		echo "PostgreSQL $v: $p passed, $f failed; TAP scripts: $tp passed, $tf failed"
+	else
+		echo "PostgreSQL $v: $p passed, $f failed"
 	fi
 }
 
@@ -259,6 +310,15 @@ set -m
 ) &
 citus_pid=$!
 set +m
+# the versions that run the TAP tests too, from the install on
+for v in $matrix_versions; do
+	has_tap "$v" && [ -f "$matrix_dir/pg-$v.tar.gz" ] || continue
+	echo "PostgreSQL $v (test/matrix.sh --tap) started in the background; its results come before the TAP tests"
+	set -m
+	run_matrix "$v" >/dev/null &
+	matrix_pid[$v]=$!
+	set +m
+done
 
 # ---------------------------------------------------------------------------
 heading "Regression tests (pg_virtualenv make installcheck, PostgreSQL $pg_major)"
@@ -283,37 +343,16 @@ if [ "$rc" -ne 0 ]; then
 fi
 
 # ---------------------------------------------------------------------------
-# The other supported major versions: each prebuilt server in ../shared/pg
-# (beside the clone in CI; see its README), built with -Werror and tested
-# (regression and isolation suites) in a private server by test/matrix.sh.
-# A user's clone has no ../shared: those versions are skipped, and say so.
-matrix_dir=${MATRIX_DIR:-$ROOT/../shared/pg}
-# (a clone elsewhere on the machine that holds /work/shared)
-[ -z "${MATRIX_DIR:-}" ] && [ ! -d "$matrix_dir" ] && [ -d /work/shared/pg ] && matrix_dir=/work/shared/pg
-matrix_versions=$( (printf '%s\n' $MATRIX_MAJORS
-	for t in "$matrix_dir"/pg-*.tar.gz; do
-		[ -f "$t" ] && basename "$t" .tar.gz | sed 's/^pg-//'
-	done) | sort -n -u)
+# The other supported major versions (started in the background above for
+# those in MATRIX_TAP, run here for the others).
 for v in $matrix_versions; do
-	tarball="$matrix_dir/pg-$v.tar.gz"
-	if [ ! -f "$tarball" ]; then
+	if [ ! -f "$matrix_dir/pg-$v.tar.gz" ]; then
 		heading "PostgreSQL $v: skipped: no ${MATRIX_DIR:-../shared/pg}/pg-$v.tar.gz"
-		continue
+	elif [ -z "${matrix_pid[$v]:-}" ]; then
+		heading "Build (-Werror) and regression tests on PostgreSQL $v (test/matrix.sh)"
+		run_matrix "$v"
+		count_matrix "$v"
 	fi
-	heading "Build (-Werror) and regression tests on PostgreSQL $v (test/matrix.sh)"
-	bash test/matrix.sh "$tarball" 2>&1 | tee "$LOGDIR/matrix-$v.log"
-	rc=${PIPESTATUS[0]}
-	# count pg_regress's lines only, not those of the diffs printed after them
-	sed '/^==== .*regression\.diffs$/,$d' "$LOGDIR/matrix-$v.log" >"$LOGDIR/matrix-$v.results"
-	read -r p f < <(count_regress "$LOGDIR/matrix-$v.results")
-	if [ "$rc" -ne 0 ]; then
-		status=1
-		# the build, the server or make failed without reporting a failed test
-		[ "$f" -eq 0 ] && f=1
-	fi
-	passed=$((passed + p))
-	failed=$((failed + f))
-	echo "PostgreSQL $v: $p passed, $f failed"
 done
 
 # ---------------------------------------------------------------------------
@@ -354,6 +393,16 @@ if [ "$rc" -ne 0 ]; then
 	status=1
 	[ "${f:-0}" -eq 0 ] && failed=$((failed + 1))
 fi
+
+# ---------------------------------------------------------------------------
+for v in $matrix_versions; do
+	[ -n "${matrix_pid[$v]:-}" ] || continue
+	heading "Build (-Werror), regression and TAP tests on PostgreSQL $v (test/matrix.sh --tap, run in the background since the install)"
+	wait "${matrix_pid[$v]}"
+	unset "matrix_pid[$v]"
+	cat "$LOGDIR/matrix-$v.log"
+	count_matrix "$v"
+done
 
 # ---------------------------------------------------------------------------
 report_tap
