@@ -123,6 +123,7 @@ FROM (SELECT bloom_create(10) AS e) s;
 SELECT bloom_index_contains('keys_k_bf', 7),
        (SELECT count(*) FROM bloom_index_partitions('keys_k_bf', 7)) = 1,
        (SELECT layers >= 1 FROM bloom_index_info('keys_k_bf')),
+       (SELECT bloom_contains(filter, 7) FROM bloom_index_filters('keys_k_bf')),
        bloom_index_verify('keys_k_bf') = 0;
 -- aggregates, serial
 SET max_parallel_workers_per_gather = 0;
