@@ -5,7 +5,9 @@
 #
 #   bash test/bench/index.sh [--rows N] [--prefill N] [--clients N] [--secs N]
 #                            [--rounds N] [--probe-keys N] [--probe-rows N]
-#                            [--single-capacity N] [--only WORKLOAD] [--out FILE]
+#                            [--single-capacity N] [--growth-rows N]
+#                            [--growth-absent N] [--growth-pgbench-rows N]
+#                            [--only WORKLOAD] [--out FILE]
 #
 # Runs against the server that the libpq environment names (PGHOST, PGPORT,
 # PGDATABASE, PGUSER), which must have the extension installed and let the
@@ -64,7 +66,33 @@
 #      after it, outside the measurement: vacuuming the filters' dead copies
 #      would otherwise land in the WAL of whichever run comes next.
 #
-# --only insert|copy|probe|recipe runs one workload (copy: 2, 3 and 4).
+#   7. Growth: an index that starts small and grows by layers, then VACUUM
+#      compacts it, against an index sized for its rows and a btree.  Keys
+#      (hashint8(g) << 32) | g for g = 1 .. --growth-rows (1M; the issue's
+#      figures are for 10M): distinct, in random order for the btree; the
+#      --growth-absent keys (1M) probed are the same for g past the rows, so
+#      none is in the table and every "true" is a false positive.
+#      a. Default options, empty table: a bloomfilter index (it starts at
+#         1,000 keys) against a btree, each loaded in every round, the two
+#         alternately: INSERT ... SELECT of the rows, COPY of them from a
+#         server file, and --growth-pgbench-rows (rows / 50) single-row
+#         INSERTs (pgbench -M prepared, --clients, synchronous_commit off);
+#         then VACUUM of each, timed on its own.  Load time, and load plus
+#         VACUUM, against the btree's.
+#      b. Grown 100 times past its capacity: WITH (capacity = rows / 100),
+#         INSERT ... SELECT of the rows, then VACUUM.
+#      c. WITH (capacity = rows): the rows inserted into it (it keeps one
+#         layer).
+#      Each index of a and b, after its VACUUM, against CREATE INDEX WITH
+#      (capacity = rows) over the same rows (the sized index): size, bulk
+#      probe of the absent keys (Execution Time of EXPLAIN (ANALYZE, TIMING
+#      OFF) of SELECT count(*) FROM absent a WHERE bloom_index_contains(idx,
+#      a.k), serial, the indexes alternately), and the measured false
+#      positive rate (absent keys answered true / absent keys) against the
+#      requested one (0.01); the grown index also before its VACUUM.  The
+#      issue's targets are printed beside each ratio.
+#
+# --only insert|copy|probe|recipe|growth runs one workload (copy: 2, 3 and 4).
 #
 # Timings are reported, never asserted.  Needs: psql, pgbench (taskset, from
 # util-linux, optional).
@@ -79,6 +107,9 @@ rounds=3
 probe_keys=10000000
 probe_rows=2000000
 single_cap=
+grow_rows=1000000
+grow_absent=1000000
+grow_pg_rows=
 only=
 out=
 while [ $# -gt 0 ]; do
@@ -91,20 +122,25 @@ while [ $# -gt 0 ]; do
 		--probe-keys) probe_keys=$2; shift 2 ;;
 		--probe-rows) probe_rows=$2; shift 2 ;;
 		--single-capacity) single_cap=$2; shift 2 ;;
+		--growth-rows) grow_rows=$2; shift 2 ;;
+		--growth-absent) grow_absent=$2; shift 2 ;;
+		--growth-pgbench-rows) grow_pg_rows=$2; shift 2 ;;
 		--only) only=$2; shift 2 ;;
 		--out) out=$2; shift 2 ;;
-		-h | --help) sed -n '3,68p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-h | --help) sed -n '3,98p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) echo "index.sh: unknown argument: $1" >&2; exit 2 ;;
 	esac
 done
 case "$only" in
-	'' | insert | copy | probe | recipe) ;;
-	*) echo "index.sh: --only takes insert, copy, probe or recipe" >&2; exit 2 ;;
+	'' | insert | copy | probe | recipe | growth) ;;
+	*) echo "index.sh: --only takes insert, copy, probe, recipe or growth" >&2; exit 2 ;;
 esac
 : "${single_cap:=$probe_keys}"
+: "${grow_pg_rows:=$((grow_rows / 50))}"
 run() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 [ -n "${PGBIN:-}" ] && export PATH="$PGBIN:$PATH"
 T0=$(date +%s)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 log() { printf '[index bench %4ds] %s\n' $(($(date +%s) - T0)) "$*" >&2; }
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
@@ -406,6 +442,154 @@ if run recipe; then
 	q -c "SET client_min_messages = warning" \
 		-c "DROP SCHEMA bench_recipe_none, bench_recipe_filters, bench_recipe_bf CASCADE"
 fi
+# ---------------------------------------------------------------------------
+# 7. growth: loaded into a small index, then VACUUM, against a sized one
+# ---------------------------------------------------------------------------
+if run growth; then
+	log "7. growth: $grow_rows rows, $grow_absent absent keys probed, $grow_pg_rows single-row inserts ($clients clients), $rounds rounds"
+	grow_cap=$((grow_rows / 100))
+	q <<-SQL
+	DROP TABLE IF EXISTS bench_grow_bf, bench_grow_btree, bench_grow_pg_bf, bench_grow_pg_btree,
+		bench_grow_big, bench_grow_cap, bench_grow_absent;
+	CREATE OR REPLACE FUNCTION bench_gkey(g bigint) RETURNS bigint
+		LANGUAGE sql IMMUTABLE AS 'SELECT (hashint8(g)::bigint << 32) | g';
+	CREATE TABLE bench_grow_absent AS
+		SELECT bench_gkey(g) AS k FROM generate_series($grow_rows + 1, $grow_rows + $grow_absent) g;
+	VACUUM ANALYZE bench_grow_absent;
+	SQL
+	gkeyfile=$(q -c "SHOW data_directory")/bench_grow_keys.txt
+	q -c "COPY (SELECT bench_gkey(g) FROM generate_series(1, $grow_rows) g) TO '$gkeyfile'"
+	# milliseconds of one statement, timed by the client (VACUUM cannot run in bench_ms)
+	client_ms() {
+		local t0 t1
+		t0=$(date +%s%N)
+		q -c "$1" >/dev/null
+		t1=$(date +%s%N)
+		echo $(((t1 - t0) / 1000000))
+	}
+	grow_probe_ms() {
+		q -c "SET max_parallel_workers_per_gather = 0" -c "EXPLAIN (ANALYZE, TIMING OFF)
+			SELECT count(*) FROM bench_grow_absent a WHERE bloom_index_contains('$1', a.k)" |
+			sed -n 's/^Execution Time: \([0-9.]*\) ms$/\1/p'
+	}
+	grow_fp() {
+		q -c "SET max_parallel_workers_per_gather = 0" -c "
+			SELECT count(*) FROM bench_grow_absent a WHERE bloom_index_contains('$1', a.k)"
+	}
+	grow_info() {		# index -> "layers size"
+		q -F ' ' -c "SELECT layers, size_bytes FROM bloom_index_info('$1')"
+	}
+	# a: default options, empty table, then VACUUM; btree alongside
+	for v in bf btree; do
+		printf '\\set g random(1, 2000000000)\nINSERT INTO bench_grow_pg_%s VALUES ((hashint8(:g::bigint)::bigint << 32) | :g);\n' \
+			"$v" >"$tmp/grow_pg_$v.sql"
+	done
+	grow_variants=(bf btree)
+	for r in $(seq 1 "$rounds"); do
+		for m in insert copy pgbench; do
+			for i in 0 1; do
+				v=${grow_variants[$(((i + r) % 2))]}
+				tbl=bench_grow_$v
+				[ "$m" = pgbench ] && tbl=bench_grow_pg_$v
+				using="(k)"
+				[ "$v" = bf ] && using="USING bloomfilter (k)"
+				q -c "DROP TABLE IF EXISTS $tbl" -c "CREATE TABLE $tbl (k bigint)" \
+					-c "CREATE INDEX ${tbl}_k ON $tbl $using" -c CHECKPOINT
+				case $m in
+					insert)
+						load=$(q -c "SELECT round(bench_ms('INSERT INTO $tbl SELECT bench_gkey(g) FROM generate_series(1, $grow_rows) g'))") ;;
+					copy)
+						load=$(q -c "SELECT round(bench_ms('COPY $tbl FROM ''$gkeyfile'''))") ;;
+					pgbench)
+						t0=$(date +%s%N)
+						pgout=$(PGOPTIONS="-c synchronous_commit=off" pgbench -n -M prepared -c "$clients" -j "$clients" \
+							-t $((grow_pg_rows / clients)) -f "$tmp/grow_pg_$v.sql" 2>&1) ||
+							{ echo "index.sh: pgbench failed:" >&2; echo "$pgout" >&2; exit 1; }
+						t1=$(date +%s%N)
+						load=$(((t1 - t0) / 1000000)) ;;
+				esac
+				[ "$v" = bf ] && read -r layers_before _ < <(grow_info "${tbl}_k")
+				vac=$(client_ms "VACUUM $tbl")
+				log "   round $r $m $v: load $load ms, VACUUM $vac ms"
+				echo "$load" >>"$tmp/gload_${m}_$v"
+				echo "$vac" >>"$tmp/gvac_${m}_$v"
+				echo $((load + vac)) >>"$tmp/gboth_${m}_$v"
+				if [ "$v" = bf ]; then
+					read -r layers_after size < <(grow_info "${tbl}_k")
+					res[glayers_$m]="$layers_before before VACUUM, $layers_after after"
+					echo "$size" >>"$tmp/gsize_$m"
+				else
+					q -c "SELECT pg_relation_size('${tbl}_k')" >>"$tmp/gsize_${m}_btree"
+				fi
+			done
+		done
+	done
+	for m in insert copy pgbench; do
+		for v in bf btree; do
+			res[gload_${m}_$v]=$(median <"$tmp/gload_${m}_$v")
+			res[gvac_${m}_$v]=$(median <"$tmp/gvac_${m}_$v")
+			res[gboth_${m}_$v]=$(median <"$tmp/gboth_${m}_$v")
+		done
+		res[gsize_$m]=$(median <"$tmp/gsize_$m")
+		res[gsize_${m}_btree]=$(median <"$tmp/gsize_${m}_btree")
+	done
+	res[gmissing_default]=$(q -c "SELECT bloom_index_verify('bench_grow_bf_k')")
+	q -c "DROP TABLE bench_grow_btree, bench_grow_pg_bf, bench_grow_pg_btree"
+
+	# b: grown 100 times past its capacity; the sized index on the same rows
+	q -c "CREATE TABLE bench_grow_big (k bigint)" \
+		-c "CREATE INDEX bench_grow_big_k ON bench_grow_big USING bloomfilter (k) WITH (capacity = $grow_cap)"
+	res[gbig_load]=$(q -c "SELECT round(bench_ms('INSERT INTO bench_grow_big SELECT bench_gkey(g) FROM generate_series(1, $grow_rows) g'))")
+	read -r res[gbig_layers0] res[gbig_size0] < <(grow_info bench_grow_big_k)
+	res[gbig_fp0]=$(grow_fp bench_grow_big_k)
+	ms=$(q -c "SET maintenance_work_mem = '256MB'" -c "SELECT round(bench_ms('CREATE INDEX bench_grow_sized ON bench_grow_big USING bloomfilter (k) WITH (capacity = $grow_rows)'))" | tail -1)
+	log "   grown index: $grow_rows rows inserted in ${res[gbig_load]} ms, ${res[gbig_layers0]} layers; sized index built in $ms ms"
+	read -r _ res[gsized_size] < <(grow_info bench_grow_sized)
+	res[gsized_fp]=$(grow_fp bench_grow_sized)
+	# probes before the VACUUM: the grown index against the sized one
+	pv=(bench_grow_big_k bench_grow_sized)
+	for r in $(seq 1 "$rounds"); do
+		for i in 0 1; do
+			v=${pv[$(((i + r) % 2))]}
+			ms=$(grow_probe_ms "$v")
+			log "   round $r probe before VACUUM $v: $ms ms"
+			echo "$ms" >>"$tmp/gp0_$v"
+		done
+	done
+	res[gp0_big]=$(median <"$tmp/gp0_bench_grow_big_k")
+	res[gp0_sized]=$(median <"$tmp/gp0_bench_grow_sized")
+	res[gbig_vac]=$(client_ms "VACUUM bench_grow_big")
+	read -r res[gbig_layers] res[gbig_size] < <(grow_info bench_grow_big_k)
+	res[gbig_fp]=$(grow_fp bench_grow_big_k)
+	res[gdef_fp]=$(grow_fp bench_grow_bf_k)
+	res[gdef_size]=$(q -c "SELECT pg_relation_size('bench_grow_bf_k')")
+	res[gmissing_big]=$(q -c "SELECT bloom_index_verify('bench_grow_big_k')")
+	# probes after the VACUUM: the default-options index (a, its last COPY
+	# round), the grown one and the sized one
+	pv=(bench_grow_bf_k bench_grow_big_k bench_grow_sized)
+	for r in $(seq 1 "$rounds"); do
+		for i in 0 1 2; do
+			v=${pv[$(((i + r) % 3))]}
+			ms=$(grow_probe_ms "$v")
+			log "   round $r probe after VACUUM $v: $ms ms"
+			echo "$ms" >>"$tmp/gp_$v"
+		done
+	done
+	res[gp_def]=$(median <"$tmp/gp_bench_grow_bf_k")
+	res[gp_big]=$(median <"$tmp/gp_bench_grow_big_k")
+	res[gp_sized]=$(median <"$tmp/gp_bench_grow_sized")
+
+	# c: capacity = the keys it gets
+	q -c "CREATE TABLE bench_grow_cap (k bigint)" \
+		-c "CREATE INDEX bench_grow_cap_k ON bench_grow_cap USING bloomfilter (k) WITH (capacity = $grow_rows)"
+	res[gcap_load]=$(q -c "SELECT round(bench_ms('INSERT INTO bench_grow_cap SELECT bench_gkey(g) FROM generate_series(1, $grow_rows) g'))")
+	read -r res[gcap_layers] res[gcap_size] < <(grow_info bench_grow_cap_k)
+	res[gcap_fp]=$(grow_fp bench_grow_cap_k)
+	res[gcap_missing]=$(q -c "SELECT bloom_index_verify('bench_grow_cap_k')")
+	rm -f "$gkeyfile"
+	q -c "DROP TABLE bench_grow_bf, bench_grow_big, bench_grow_cap, bench_grow_absent" \
+		-c "DROP FUNCTION bench_gkey(bigint)"
+fi
 q -c "DROP FUNCTION bench_ms(text)"
 
 # ---------------------------------------------------------------------------
@@ -417,9 +601,10 @@ ratio_frac() { awk -v a="$1" -v b="$2" 'BEGIN { if (a / b < 0.1) printf "1/%.0f"
 mb() { awk -v a="$1" 'BEGIN { printf "%.1f MB", a / 1048576 }'; }
 args="--rows $rows --prefill $prefill --clients $clients --secs $secs --rounds $rounds"
 args+=" --probe-keys $probe_keys --probe-rows $probe_rows --single-capacity $single_cap"
+args+=" --growth-rows $grow_rows --growth-absent $grow_absent --growth-pgbench-rows $grow_pg_rows"
 [ -n "$only" ] && args+=" --only $only"
 report=$(
-	echo "$(q -c 'SELECT version()' | cut -d' ' -f1-2), $(nproc) cores; \`bash test/bench/index.sh $args\`; medians of $rounds rounds."
+	echo "$(q -c 'SELECT version()' | cut -d' ' -f1-2), $(nproc) cores; \`bash test/bench/index.sh $args\`; medians of $rounds rounds; load average (1, 5, 15 min) $load_start at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 	if run insert || run copy; then
 		cat <<-EOF
 
@@ -474,6 +659,36 @@ report=$(
 
 		- stored filters: ${res[rrows_filters]} rows, ${res[rmiss_filters]} of them not found by their region's filter; order_filters $(mb "${res[rsize_filters]}") with its TOAST
 		- index (capacity $rec_cap): ${res[rrows_bf]} rows, bloom_index_verify = ${res[rmiss_bf]}; $(mb "${res[rsize_bf]}"), ${res[rlayers_bf]} layer(s)
+		EOF
+	fi
+	if run growth; then
+		fp() { awk -v a="$1" -v n="$grow_absent" 'BEGIN { printf "%.4f", a / n }'; }
+		cat <<-EOF
+
+		| growth: default options, empty table, then VACUUM | bloomfilter | btree | bloomfilter / btree | target |
+		|---|---:|---:|---:|---:|
+		| INSERT ... SELECT of $grow_rows rows, ms | ${res[gload_insert_bf]} | ${res[gload_insert_btree]} | $(ratio "${res[gload_insert_bf]}" "${res[gload_insert_btree]}") | ≤ 0.5 |
+		| INSERT ... SELECT, then VACUUM, ms | ${res[gboth_insert_bf]} | ${res[gboth_insert_btree]} | $(ratio "${res[gboth_insert_bf]}" "${res[gboth_insert_btree]}") | ≤ 1 |
+		| COPY of $grow_rows rows, ms | ${res[gload_copy_bf]} | ${res[gload_copy_btree]} | $(ratio "${res[gload_copy_bf]}" "${res[gload_copy_btree]}") | ≤ 0.5 |
+		| COPY, then VACUUM, ms | ${res[gboth_copy_bf]} | ${res[gboth_copy_btree]} | $(ratio "${res[gboth_copy_bf]}" "${res[gboth_copy_btree]}") | ≤ 1 |
+		| $grow_pg_rows single-row INSERTs, pgbench -M prepared, $clients clients, ms | ${res[gload_pgbench_bf]} | ${res[gload_pgbench_btree]} | $(ratio "${res[gload_pgbench_bf]}" "${res[gload_pgbench_btree]}") | ≤ 0.5 |
+		| single-row INSERTs, then VACUUM, ms | ${res[gboth_pgbench_bf]} | ${res[gboth_pgbench_btree]} | $(ratio "${res[gboth_pgbench_bf]}" "${res[gboth_pgbench_btree]}") | ≤ 1 |
+		| VACUUM alone after INSERT ... SELECT / COPY / single-row INSERTs, ms | ${res[gvac_insert_bf]} / ${res[gvac_copy_bf]} / ${res[gvac_pgbench_bf]} | ${res[gvac_insert_btree]} / ${res[gvac_copy_btree]} / ${res[gvac_pgbench_btree]} | | |
+		| index size after VACUUM, COPY | $(mb "${res[gsize_copy]}") | $(mb "${res[gsize_copy_btree]}") | $(ratio "${res[gsize_copy]}" "${res[gsize_copy_btree]}") | |
+
+		- layers of the bloomfilter index: INSERT ... SELECT ${res[glayers_insert]}; COPY ${res[glayers_copy]}; single-row INSERTs ${res[glayers_pgbench]}
+
+		| index over the same $grow_rows keys | layers | size | size / sized | target | bulk probe of $grow_absent absent keys, ms | probe / sized | target | false positives / absent keys (requested 0.01) |
+		|---|---:|---:|---:|---:|---:|---:|---:|---:|
+		| sized: CREATE INDEX WITH (capacity = $grow_rows) | 1 | $(mb "${res[gsized_size]}") | 1 | | ${res[gp_sized]} | 1 | | $(fp "${res[gsized_fp]}") |
+		| a. default options, COPY, VACUUM | 1 | $(mb "${res[gdef_size]}") | $(ratio "${res[gdef_size]}" "${res[gsized_size]}") | ≤ 1.3 | ${res[gp_def]} | $(ratio "${res[gp_def]}" "${res[gp_sized]}") | ≤ 1.3 | $(fp "${res[gdef_fp]}") |
+		| b. WITH (capacity = $grow_cap), $grow_rows rows inserted, before VACUUM | ${res[gbig_layers0]} | $(mb "${res[gbig_size0]}") | $(ratio "${res[gbig_size0]}" "${res[gsized_size]}") | | ${res[gp0_big]} | $(ratio "${res[gp0_big]}" "${res[gp0_sized]}") | | $(fp "${res[gbig_fp0]}") |
+		| b. the same after VACUUM | ${res[gbig_layers]} | $(mb "${res[gbig_size]}") | $(ratio "${res[gbig_size]}" "${res[gsized_size]}") | ≤ 1.5 | ${res[gp_big]} | $(ratio "${res[gp_big]}" "${res[gp_sized]}") | ≤ 1.5 | $(fp "${res[gbig_fp]}") |
+		| c. WITH (capacity = $grow_rows), $grow_rows rows inserted | ${res[gcap_layers]} | $(mb "${res[gcap_size]}") | $(ratio "${res[gcap_size]}" "${res[gsized_size]}") | | | | | $(fp "${res[gcap_fp]}") |
+
+		- probes before the VACUUM were timed against the sized index in the same rounds (${res[gp0_sized]} ms for it then)
+		- the grown index's VACUUM (its compaction): ${res[gbig_vac]} ms; its INSERT ... SELECT: ${res[gbig_load]} ms; c's INSERT ... SELECT: ${res[gcap_load]} ms
+		- bloom_index_verify: a ${res[gmissing_default]}, b ${res[gmissing_big]}, c ${res[gcap_missing]}
 		EOF
 	fi
 )
