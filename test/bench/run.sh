@@ -13,12 +13,18 @@
 # least 3 timed rounds), and prints Markdown tables of medians and ratios on
 # stdout (progress goes to stderr). --out FILE also writes them to FILE.
 #
-#   --scale small     a smoke run, about a minute
-#   --scale default   about 5 minutes on 2 cores: the issue's sizes except
-#                     2M probe and build rows (not 10M) and pgbench 5 s (not 20)
+#   --scale small     a smoke run, a few minutes
+#   --scale default   about 10 minutes on 2 cores (29 with the load average
+#                     at 10 to 17, the anti-join 13 of them): the issue's
+#                     sizes except 2M probe and build rows (not 10M),
+#                     pgbench 5 s (not 20), and the anti-join's 10M existing
+#                     keys against batches of 1M and 200k (not 10M and 50M
+#                     against 1M)
 #   --scale full      the sizes of the issue: 10M probe rows, pgbench 20 s,
-#                     5 rounds, and the memory of builds over 100M keys;
-#                     about 30 minutes (~4 GB RAM, ~5 GB disk)
+#                     5 rounds, the memory of builds over 100M keys, and the
+#                     anti-join against 50M existing keys; over an hour (the
+#                     anti-join alone took 64 minutes with the load average
+#                     at 8 to 19), ~4 GB RAM, ~9 GB disk
 #   --mem-keys LIST   the distinct keys of test/bench/memory.sh's builds
 #                     (small: 1000000; default: 10000000; full: 10000000
 #                     100000000), e.g. "10000000 100000000" at default scale
@@ -49,7 +55,7 @@
 set -euo pipefail
 
 usage() {
-	sed -n '3,41p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,47p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 scale=default
