@@ -2,7 +2,8 @@
 -- test/bench/data.sql: the benchmark's data, made once per run.
 --
 -- psql variables (set by run.sh): probe_rows, small_keys, big_keys,
--- huge_keys, nparts, kb_keys, aj_existing, aj_incoming, acc_keys.
+-- huge_keys, nparts, kb_keys, acc_keys.  The anti-join's data is
+-- test/bench/antijoin.sql's.
 --
 -- Key rules, shared by every table so that the answers are known:
 --   a filter of n keys holds 2, 4, ..., 2n (even numbers; text keys are
@@ -63,25 +64,6 @@ INSERT INTO bench_part_filters
     FROM generate_series(1, :big_keys) AS g
     GROUP BY 1;
 
-\echo data: anti-join tables
--- existing keys: the even numbers 2 .. 2 * aj_existing
-CREATE UNLOGGED TABLE bench_aj_existing AS
-    SELECT (g * 2)::bigint AS key FROM generate_series(1, :aj_existing) AS g;
-CREATE INDEX bench_aj_existing_key_idx ON bench_aj_existing (key);
--- incoming: 10% existing keys and 90% new (odd) ones, scattered over the
--- whole key range (7919 and 104729 are primes, so the keys are distinct)
-CREATE UNLOGGED TABLE bench_aj_incoming AS
-    SELECT key FROM (
-        SELECT (((g * 7919) % :aj_existing) + 1) * 2 AS key
-        FROM generate_series(1::bigint, :aj_incoming / 10) AS g
-        UNION ALL
-        SELECT ((g * 104729) % :aj_existing) * 2 + 1
-        FROM generate_series(1::bigint, :aj_incoming - :aj_incoming / 10) AS g
-    ) AS k
-    ORDER BY random();
-CREATE UNLOGGED TABLE bench_aj_filter AS
-    SELECT bloom_agg(key) AS f FROM bench_aj_existing;
-
 \echo data: accuracy filters
 -- at full capacity: exactly acc_keys distinct keys in each
 CREATE UNLOGGED TABLE bench_acc (
@@ -94,8 +76,7 @@ INSERT INTO bench_acc
     FROM unnest(ARRAY[0.01, 0.001, 0.0001]::float8[]) AS p;
 
 VACUUM (FREEZE, ANALYZE) bench_probe_text, bench_probe_int, bench_probe_part,
-    bench_filters, bench_part_filters, bench_aj_existing, bench_aj_incoming,
-    bench_aj_filter, bench_acc;
+    bench_filters, bench_part_filters, bench_acc;
 
 -- for the report header
 INSERT INTO bench.sizes (what, value)
@@ -111,11 +92,3 @@ SELECT 'per-partition filters',
               to_char(:big_keys / :nparts, 'FM999,999,999'),
               bench.bytes(sum(pg_column_size(f))))
 FROM bench_part_filters;
-INSERT INTO bench.sizes (what, value)
-SELECT 'anti-join',
-       format('%s existing keys (btree %s), %s incoming (%s new); filter %s',
-              to_char(:aj_existing, 'FM999,999,999'),
-              bench.bytes(pg_relation_size('bench_aj_existing_key_idx')),
-              to_char(:aj_incoming, 'FM999,999,999'),
-              to_char(:aj_incoming - :aj_incoming / 10, 'FM999,999,999'),
-              (SELECT bench.bytes(pg_column_size(f)) FROM bench_aj_filter));

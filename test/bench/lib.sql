@@ -37,18 +37,6 @@ CREATE TABLE bench.runs (
     plan         text               -- node types, depth first
 );
 
--- Candidate plans of a baseline (bench.fastest): the settings tried, and
--- what each gave.
-CREATE TABLE bench.candidates (
-    ord          serial,
-    what         text NOT NULL,
-    label        text NOT NULL,
-    settings     text[] NOT NULL,
-    ms           float8[] NOT NULL DEFAULT '{}',
-    plan         text,
-    used         text
-);
-
 -- Values that are not times (space, accuracy), one per variant.
 CREATE TABLE bench.vals (
     workload     text NOT NULL,
@@ -252,43 +240,6 @@ BEGIN
                    round(bench.median(workload, 'baseline')::numeric, 1),
                    round((bench.median(workload, 'ours') /
                           nullif(bench.median(workload, 'baseline'), 0))::numeric, 3));
-END
-$$;
-
---
--- The fastest plain plan of a query: time it under each candidate's
--- settings (a warm-up, then "runs" rounds, each run in a transaction of its
--- own, candidates in turn), record every candidate's median and plan in
--- bench.candidates, and return the settings of the fastest.
---
-CREATE PROCEDURE bench.fastest(
-    what text, q text, runs int,
-    INOUT best text[] DEFAULT NULL)
-LANGUAGE plpgsql AS $$
-DECLARE
-    c record;
-    e record;
-    base_cfg jsonb := bench.settings_now();
-BEGIN
-    FOR c IN SELECT * FROM bench.candidates WHERE candidates.what = fastest.what ORDER BY ord LOOP
-        PERFORM bench.apply(c.settings);
-        EXECUTE q;
-        COMMIT;
-    END LOOP;
-    FOR i IN 1 .. runs LOOP
-        FOR c IN SELECT * FROM bench.candidates WHERE candidates.what = fastest.what ORDER BY ord LOOP
-            PERFORM bench.apply(c.settings);
-            e := bench.explain(q);
-            UPDATE bench.candidates SET ms = ms || e.ms, plan = e.plan,
-                   used = bench.settings_diff(base_cfg)
-            WHERE ord = c.ord;
-            COMMIT;
-        END LOOP;
-    END LOOP;
-    SELECT settings INTO best FROM bench.candidates
-    WHERE candidates.what = fastest.what
-    ORDER BY (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(ms) AS x)
-    LIMIT 1;
 END
 $$;
 

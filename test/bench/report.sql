@@ -39,9 +39,7 @@ SELECT '|---|---:|---:|---:|---|:-:|';
 SELECT format('| %s%s%s | %s | %s | %s | %s | %s |',
     workload,
     CASE WHEN workers > 0 THEN format(' [%s workers launched]', workers) ELSE '' END,
-    CASE WHEN same_result AND ours_result IS NOT NULL AND workload LIKE 'anti-join%'
-         THEN format(' [result %s / %s]', ours_result, base_result)
-         WHEN same_result AND ours_result IS NOT NULL AND ours_result LIKE '\\x%'
+    CASE WHEN same_result AND ours_result IS NOT NULL AND ours_result LIKE '\\x%'
          THEN format(' [filters %s: %s and %s bytes]',
                      CASE WHEN ours_result = base_result THEN 'equal byte for byte'
                           ELSE 'DIFFERENT' END,
@@ -96,20 +94,6 @@ SELECT format('| %s | %s | %s | %s | %s |', what,
               round((shmem_kb + file_kb) / 1024.0, 1),
               round((hwm_kb - shmem_kb - file_kb) / 1024.0, 1))
 FROM bench.mem ORDER BY ord;
-
-SELECT '';
-SELECT '### Anti-join baseline: the plain NOT EXISTS under each candidate setting (the fastest is the baseline above)';
-SELECT '';
-SELECT '| candidate | median ms | runs (ms) | plan | settings in effect |';
-SELECT '|---|---:|---|---|---|';
-SELECT format('| %s%s | %s | %s | %s | %s |', label,
-    CASE WHEN rank() OVER (PARTITION BY what ORDER BY med) = 1 THEN ' **(fastest)**' ELSE '' END,
-    pg_temp.fmt(med),
-    (SELECT string_agg(pg_temp.fmt(x), ', ') FROM unnest(ms) AS x),
-    plan, used)
-FROM (SELECT c.*, (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(c.ms) AS x) AS med
-      FROM bench.candidates c) AS c
-ORDER BY what, ord;
 
 SELECT '';
 SELECT '### Settings and plan of each variant';

@@ -3,7 +3,7 @@
 # test/bench/run.sh: the bloomfilter benchmark suite.
 #
 #   bash test/bench/run.sh [--scale small|default|full] [--out FILE] [--no-build]
-#                          [--mem-keys "N ..."]
+#                          [--mem-keys "N ..."] [--aj-regimes "E:B:P ..."]
 #
 # Builds and installs the extension (test/deps.sh, make, make install, in a
 # copy of the tree; skip with --no-build), runs the core microbenchmark
@@ -13,15 +13,27 @@
 # least 3 timed rounds), and prints Markdown tables of medians and ratios on
 # stdout (progress goes to stderr). --out FILE also writes them to FILE.
 #
-#   --scale small     a smoke run, about a minute
-#   --scale default   about 5 minutes on 2 cores: the issue's sizes except
-#                     2M probe and build rows (not 10M) and pgbench 5 s (not 20)
+#   --scale small     a smoke run, a few minutes
+#   --scale default   about 10 minutes on 2 cores (29 with the load average
+#                     at 10 to 17, the anti-join 13 of them): the issue's
+#                     sizes except 2M probe and build rows (not 10M),
+#                     pgbench 5 s (not 20), and the anti-join's 10M existing
+#                     keys against batches of 1M and 200k (not 10M and 50M
+#                     against 1M)
 #   --scale full      the sizes of the issue: 10M probe rows, pgbench 20 s,
-#                     5 rounds, and the memory of builds over 100M keys;
-#                     about 30 minutes (~4 GB RAM, ~5 GB disk)
+#                     5 rounds, the memory of builds over 100M keys, and the
+#                     anti-join against 50M existing keys; over an hour (the
+#                     anti-join alone took 64 minutes with the load average
+#                     at 8 to 19), ~4 GB RAM, ~9 GB disk
 #   --mem-keys LIST   the distinct keys of test/bench/memory.sh's builds
 #                     (small: 1000000; default: 10000000; full: 10000000
 #                     100000000), e.g. "10000000 100000000" at default scale
+#   --aj-regimes LIST the anti-join's regimes (test/bench/antijoin.sh), each
+#                     EXISTING:BATCH:PERCENT: existing keys, incoming keys,
+#                     percent of these that exist.  Default: existing 10 and
+#                     50 times the batch, 1% and 10% present, with 1M
+#                     existing keys (small), 10M (default), or 10M and 50M
+#                     plus 10M against 100k (full)
 #   --huge-pages      reserve huge pages for the cluster's shared buffers
 #                     (vm.nr_hugepages, put back on exit) and start it with
 #                     huge_pages=on.  Without them each parallel worker maps
@@ -43,12 +55,13 @@
 set -euo pipefail
 
 usage() {
-	sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,47p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 scale=default
 out=
 mem_keys=
+aj_regimes=
 build=1
 inside=0
 huge=0
@@ -62,6 +75,8 @@ while [ $# -gt 0 ]; do
 		--huge-pages) huge=1; shift ;;
 		--mem-keys) mem_keys=${2:?--mem-keys needs a list of key counts}; shift 2 ;;
 		--mem-keys=*) mem_keys=${1#--mem-keys=}; shift ;;
+		--aj-regimes) aj_regimes=${2:?--aj-regimes needs EXISTING:BATCH:PERCENT ...}; shift 2 ;;
+		--aj-regimes=*) aj_regimes=${1#--aj-regimes=}; shift ;;
 		--inside) inside=1; shift ;;	# internal: run against the started cluster
 		-h | --help) usage; exit 0 ;;
 		*) echo "run.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
@@ -96,20 +111,23 @@ kb_keys=700					# about 1 KB of bits: the single-key baseline
 nparts=100					# per-partition filters: big_keys / nparts keys each
 acc_keys=1000000			# accuracy and space: filters at full capacity
 acc_absent=1000000			# absent keys probed for the false-positive rate
+# the issue's anti-join regimes: 10M and 50M existing keys, 1M incoming, and
+# 10M against 100k, where a nested loop is the fastest plain plan
+full_aj_regimes="10000000:1000000:1 10000000:1000000:10 50000000:1000000:1 50000000:1000000:10 10000000:100000:1"
 case "$scale" in
 	small)
 		probe_rows=200000 big_keys=1000000 huge_keys=3000000
-		aj_existing=1000000 aj_incoming=100000
+		scale_aj_regimes="1000000:100000:1 1000000:100000:10 1000000:20000:1 1000000:20000:10"
 		runs=3 pgbench_secs=2 micro_sizes="10000 1000000"
 		shared_buffers=1GB scale_mem_keys="1000000" ;;
 	default)
 		probe_rows=2000000 big_keys=10000000 huge_keys=100000000
-		aj_existing=10000000 aj_incoming=1000000
+		scale_aj_regimes="10000000:1000000:1 10000000:1000000:10 10000000:200000:1 10000000:200000:10"
 		runs=3 pgbench_secs=5 micro_sizes="10000 1000000 10000000"
 		shared_buffers=2GB scale_mem_keys="10000000" ;;
 	full)
 		probe_rows=10000000 big_keys=10000000 huge_keys=100000000
-		aj_existing=10000000 aj_incoming=1000000
+		scale_aj_regimes=$full_aj_regimes
 		runs=5 pgbench_secs=20 micro_sizes="10000 1000000 100000000"
 		shared_buffers=4GB scale_mem_keys="10000000 100000000" ;;
 	*)
@@ -121,6 +139,7 @@ huge_note=
 # the builds over 100M keys take minutes and 0.8 GB of temporary files:
 # --scale full, or asked for with --mem-keys
 mem_keys=${mem_keys:-$scale_mem_keys}
+aj_regimes=${aj_regimes:-$scale_aj_regimes}
 for k in $mem_keys; do
 	case "$k" in
 		*[!0-9]* | '') echo "run.sh: --mem-keys takes key counts, e.g. \"10000000 100000000\"" >&2; exit 2 ;;
@@ -133,7 +152,7 @@ header_bytes=$(sed -n 's/^#define[[:space:]]*BLOOM_HEADER_SIZE[[:space:]]*\([0-9
 psql_vars=(
 	-v probe_rows="$probe_rows" -v small_keys="$small_keys" -v big_keys="$big_keys"
 	-v huge_keys="$huge_keys" -v huge_note="$huge_note" -v kb_keys="$kb_keys"
-	-v nparts="$nparts" -v aj_existing="$aj_existing" -v aj_incoming="$aj_incoming"
+	-v nparts="$nparts"
 	-v acc_keys="$acc_keys" -v acc_absent="$acc_absent" -v runs="$runs"
 	-v header_bytes="$header_bytes" -v single_name="$single_name"
 )
@@ -154,6 +173,9 @@ if [ "$inside" -eq 1 ]; then
 	bpsql -f "$BENCH/data.sql" >&2
 	log "timed workloads"
 	bpsql -At -f "$BENCH/workloads.sql" | sed 's/^/  /' >&2
+	log "anti-join pre-check: regimes $aj_regimes (test/bench/antijoin.sh)"
+	bash "$BENCH/antijoin.sh" --regimes "$aj_regimes" --rounds "$runs" --keep \
+		>"$BENCH_TMP/antijoin.md"
 
 	# single-key probe: one prepared query per transaction, pgbench.  The
 	# round trip between pgbench and its backend dominates, and on a small
@@ -221,13 +243,15 @@ if [ "$inside" -eq 1 ]; then
 		"SELECT octet_length(bloom_agg(key)::bytea) FROM bench_probe_int"
 	mem "build baseline: sum(hashint8(key)), $rows rows" "$serial" \
 		"SELECT sum(hashint8(key)) FROM bench_probe_int"
+	# the anti-join's regime with the most incoming and present keys
+	IFS='|' read -r aj_label aj_i aj_e aj_f <<<"$(psql -XAtq -c "SELECT format('%s existing, %s incoming, %s%% present', bench_aj.n(existing), bench_aj.n(batch), pct::float8), 'bench_aj.' || incoming_t, 'bench_aj.' || existing_t, 'bench_aj.' || filter_t FROM bench_aj.regimes ORDER BY batch DESC, pct DESC, existing LIMIT 1")"
 	for wm in 4MB 256MB; do
-		mem "anti-join pre-check (README form, OFFSET 0), work_mem $wm" "$serial SET work_mem = '$wm';" \
-			"SELECT count(*) FROM bench_aj_incoming i WHERE NOT bloom_contains((SELECT f FROM bench_aj_filter), i.key) OR NOT EXISTS (SELECT 1 FROM bench_aj_existing e WHERE e.key = i.key OFFSET 0)"
-		mem "anti-join pre-check without OFFSET 0, work_mem $wm" "$serial SET work_mem = '$wm';" \
-			"SELECT count(*) FROM bench_aj_incoming i WHERE NOT bloom_contains((SELECT f FROM bench_aj_filter), i.key) OR NOT EXISTS (SELECT 1 FROM bench_aj_existing e WHERE e.key = i.key)"
-		mem "anti-join plain NOT EXISTS, work_mem $wm" "$serial SET work_mem = '$wm';" \
-			"SELECT count(*) FROM bench_aj_incoming i WHERE NOT EXISTS (SELECT 1 FROM bench_aj_existing e WHERE e.key = i.key)"
+		mem "anti-join pre-check (README form, OFFSET 0), $aj_label, work_mem $wm" "$serial SET work_mem = '$wm';" \
+			"SELECT count(*) FROM $aj_i i WHERE NOT bloom_contains((SELECT f FROM $aj_f), i.key) OR NOT EXISTS (SELECT 1 FROM $aj_e e WHERE e.key = i.key OFFSET 0)"
+		mem "anti-join pre-check without OFFSET 0, $aj_label, work_mem $wm" "$serial SET work_mem = '$wm';" \
+			"SELECT count(*) FROM $aj_i i WHERE NOT bloom_contains((SELECT f FROM $aj_f), i.key) OR NOT EXISTS (SELECT 1 FROM $aj_e e WHERE e.key = i.key)"
+		mem "anti-join plain NOT EXISTS, $aj_label, work_mem $wm" "$serial SET work_mem = '$wm';" \
+			"SELECT count(*) FROM $aj_i i WHERE NOT EXISTS (SELECT 1 FROM $aj_e e WHERE e.key = i.key)"
 	done
 	mem "probe: bigint keys, $(n "$huge_keys")-key filter, $rows rows" "$serial" \
 		"SELECT count(*) FROM bench_probe_int WHERE bloom_contains((SELECT f FROM bench_filters WHERE name = 'int_huge'), key)"
@@ -353,7 +377,7 @@ as_pg "$bindir/pg_ctl" -D "$BENCH_TMP/data" -w -l "$BENCH_TMP/sock/server.log" \
 huge_status=$("$bindir/psql" -XAtq -h "$BENCH_TMP/sock" -p "$PGPORT" -U postgres -d postgres \
 	-c "SHOW huge_pages_status" 2>/dev/null || echo "not reported before PostgreSQL 17")
 PATH="$bindir:$PATH" PGHOST="$BENCH_TMP/sock" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
-	bash "$BENCH/run.sh" --inside --scale "$scale" --mem-keys "$mem_keys" >&2
+	bash "$BENCH/run.sh" --inside --scale "$scale" --mem-keys "$mem_keys" --aj-regimes "$aj_regimes" >&2
 
 # ---------------------------------------------------------------------------
 # the report
@@ -370,7 +394,7 @@ mem_gb=$(awk '/^MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo)
 diffs=()
 [ "$probe_rows" -ne 10000000 ] && diffs+=("$(n "$probe_rows") probe and build rows, not 10M")
 [ "$huge_keys" -ne 100000000 ] && diffs+=("a $(n "$huge_keys")-key filter, not 100M")
-[ "$aj_existing" -ne 10000000 ] && diffs+=("anti-join $(n "$aj_existing") / $(n "$aj_incoming"), not 10M / 1M")
+[ "$aj_regimes" != "$full_aj_regimes" ] && diffs+=("anti-join regimes $aj_regimes, not $full_aj_regimes")
 [ "$pgbench_secs" -ne 20 ] && diffs+=("pgbench $pgbench_secs s, not 20 s")
 [ "$big_keys" -ne 10000000 ] && diffs+=("$(n "$big_keys")-key filters and $nparts × $(n $((big_keys / nparts))) per partition, not 10M and 100 × 100k")
 
@@ -384,7 +408,7 @@ diffs=()
 	echo "- load average (1, 5, 15 min) at start: $load_start; at end: $(cut -d' ' -f1-3 /proc/loadavg) (anything else running on the machine shows up in the timings)"
 	echo "- each workload: a warm-up, then $runs timed rounds alternating ours and baseline; medians; times from EXPLAIN (ANALYZE, TIMING OFF) (single-key probe: pgbench's mean latency)"
 	echo
-	echo "## Results: $(n "$probe_rows") probe and build rows, filters of $(n "$small_keys"), $(n "$big_keys") and $(n "$huge_keys") keys, $nparts × $(n $((big_keys / nparts))) per-partition, anti-join $(n "$aj_existing") existing / $(n "$aj_incoming") incoming, pgbench $pgbench_secs s"
+	echo "## Results: $(n "$probe_rows") probe and build rows, filters of $(n "$small_keys"), $(n "$big_keys") and $(n "$huge_keys") keys, $nparts × $(n $((big_keys / nparts))) per-partition, anti-join regimes (existing:incoming:percent present) $aj_regimes, pgbench $pgbench_secs s"
 	echo
 	if [ ${#diffs[@]} -gt 0 ]; then
 		echo "Smaller than the issue's sizes (those are --scale full): $(printf '%s; ' "${diffs[@]}" | sed 's/; $//')."
@@ -395,6 +419,8 @@ diffs=()
 	cat "$BENCH_TMP/sizes.md"
 	echo
 	cat "$BENCH_TMP/results.md"
+	echo
+	cat "$BENCH_TMP/antijoin.md"
 	echo
 	cat "$BENCH_TMP/memory.md"
 	echo

@@ -3,8 +3,7 @@
 -- single-key probe and the memory measurements run from run.sh).
 --
 -- psql variables (set by run.sh): runs, probe_rows, small_keys, big_keys,
--- huge_keys, huge_note, nparts, aj_existing, aj_incoming, acc_keys,
--- acc_absent, header_bytes.
+-- huge_keys, huge_note, nparts, acc_keys, acc_absent, header_bytes.
 --
 -- Every query is timed with EXPLAIN (ANALYZE, TIMING OFF); see lib.sql.
 --
@@ -172,72 +171,8 @@ CALL bench.measure(
     runs => :runs, speedup => true);
 
 -- ---------------------------------------------------------------------------
--- anti-join pre-check: which incoming keys are new?
+-- anti-join pre-check: test/bench/antijoin.sh, run after this file
 -- ---------------------------------------------------------------------------
-
-\set q_plain '$q$SELECT count(*) FROM bench_aj_incoming i WHERE NOT EXISTS (SELECT 1 FROM bench_aj_existing e WHERE e.key = i.key)$q$'
--- as the README writes it: OFFSET 0 keeps the planner from hashing the whole
--- existing table for the NOT EXISTS, so the exact check is an index probe
--- for each "maybe" only
-\set q_pre '$q$SELECT count(*) FROM bench_aj_incoming i WHERE NOT bloom_contains((SELECT f FROM bench_aj_filter), i.key) OR NOT EXISTS (SELECT 1 FROM bench_aj_existing e WHERE e.key = i.key OFFSET 0)$q$'
--- without OFFSET 0 the planner picks how to run the NOT EXISTS (the README
--- warns against this form: at a large work_mem it hashes the whole table)
-\set q_pre_free '$q$SELECT count(*) FROM bench_aj_incoming i WHERE NOT bloom_contains((SELECT f FROM bench_aj_filter), i.key) OR NOT EXISTS (SELECT 1 FROM bench_aj_existing e WHERE e.key = i.key)$q$'
-
--- The baseline is the fastest plain plan found: the planner's choice at
--- several work_mem sizes, and each join method forced, all serial.  Each
--- candidate is timed (bench.candidates, in the report), and the fastest is
--- then timed again, alternating with ours, as the baseline of every row.
-
-INSERT INTO bench.candidates (what, label, settings)
-SELECT 'plain NOT EXISTS', label, :serial || settings
-FROM (VALUES
-    ('planner''s choice, work_mem 4MB', ARRAY['work_mem', '4MB']),
-    ('planner''s choice, work_mem 64MB', ARRAY['work_mem', '64MB']),
-    ('planner''s choice, work_mem 256MB', ARRAY['work_mem', '256MB']),
-    ('planner''s choice, work_mem 1GB', ARRAY['work_mem', '1GB']),
-    ('hash join only, work_mem 4MB', ARRAY['work_mem', '4MB', 'enable_mergejoin', 'off', 'enable_nestloop', 'off']),
-    ('hash join only, work_mem 1GB', ARRAY['work_mem', '1GB', 'enable_mergejoin', 'off', 'enable_nestloop', 'off']),
-    ('merge join only, work_mem 4MB', ARRAY['work_mem', '4MB', 'enable_hashjoin', 'off', 'enable_nestloop', 'off']),
-    ('merge join only, work_mem 256MB', ARRAY['work_mem', '256MB', 'enable_hashjoin', 'off', 'enable_nestloop', 'off']),
-    ('nested loop only (an index probe per key), work_mem 4MB', ARRAY['work_mem', '4MB', 'enable_hashjoin', 'off', 'enable_mergejoin', 'off'])
-) AS c(label, settings);
-
-CALL bench.fastest('plain NOT EXISTS', :q_plain, :runs, NULL) \gset plain_
-SELECT label AS plain_label FROM bench.candidates
-WHERE what = 'plain NOT EXISTS' AND settings = :'plain_best'::text[] \gset
-
-CALL bench.measure(
-    format('anti-join: pre-check as in the README (NOT EXISTS … OFFSET 0), work_mem 4MB, vs the fastest plain NOT EXISTS (%s)', :'plain_label'),
-    '≥ 5 × faster (ratio ≤ 0.2), same result', 0.2,
-    :q_pre, :q_plain,
-    ours_settings => ARRAY['max_parallel_workers_per_gather', '0', 'work_mem', '4MB'],
-    base_settings => :'plain_best'::text[],
-    runs => :runs, speedup => true, same_result => true, nrows => :aj_incoming);
-
-CALL bench.measure(
-    format('anti-join: pre-check as in the README (NOT EXISTS … OFFSET 0), work_mem 256MB, vs the fastest plain NOT EXISTS (%s)', :'plain_label'),
-    '≥ 5 × faster (ratio ≤ 0.2), same result', 0.2,
-    :q_pre, :q_plain,
-    ours_settings => ARRAY['max_parallel_workers_per_gather', '0', 'work_mem', '256MB'],
-    base_settings => :'plain_best'::text[],
-    runs => :runs, speedup => true, same_result => true, nrows => :aj_incoming);
-
-CALL bench.measure(
-    format('anti-join: pre-check without OFFSET 0 (planner''s choice), work_mem 4MB, vs the fastest plain NOT EXISTS (%s)', :'plain_label'),
-    '≥ 5 × faster (ratio ≤ 0.2), same result', 0.2,
-    :q_pre_free, :q_plain,
-    ours_settings => ARRAY['max_parallel_workers_per_gather', '0', 'work_mem', '4MB'],
-    base_settings => :'plain_best'::text[],
-    runs => :runs, speedup => true, same_result => true, nrows => :aj_incoming);
-
-CALL bench.measure(
-    format('anti-join: pre-check without OFFSET 0 (planner''s choice), work_mem 256MB, vs the fastest plain NOT EXISTS (%s)', :'plain_label'),
-    '≥ 5 × faster (ratio ≤ 0.2), same result', 0.2,
-    :q_pre_free, :q_plain,
-    ours_settings => ARRAY['max_parallel_workers_per_gather', '0', 'work_mem', '256MB'],
-    base_settings => :'plain_best'::text[],
-    runs => :runs, speedup => true, same_result => true, nrows => :aj_incoming);
 
 -- ---------------------------------------------------------------------------
 -- space: bits of the bitmap per key, against -ln p / (ln 2)^2
@@ -326,24 +261,3 @@ SELECT bench.diag_time('per partition: the same query over rows sorted by partit
                        'SELECT count(*) FROM bench_probe_part_sorted p JOIN bench_part_filters pf USING (part) WHERE bloom_contains(pf.f, p.key)',
                        :runs, :serial);
 DROP TABLE bench_probe_part_sorted;
-
--- anti-join (work_mem 4MB): the filter pass, and the exact checks of the
--- "maybe" keys
-SELECT bench.diag_time('anti-join: the filter pass alone, count(*) WHERE NOT bloom_contains',
-                       'SELECT count(*) FROM bench_aj_incoming i WHERE NOT bloom_contains((SELECT f FROM bench_aj_filter), i.key)',
-                       :runs, :serial);
-CREATE UNLOGGED TABLE bench_aj_maybe AS
-    SELECT key FROM bench_aj_incoming i
-    WHERE bloom_contains((SELECT f FROM bench_aj_filter), i.key);
-VACUUM (FREEZE, ANALYZE) bench_aj_maybe;
-SELECT bench.diag_time(format('anti-join: the exact checks alone, NOT EXISTS (… OFFSET 0) for the %s maybe keys',
-                              (SELECT to_char(count(*), 'FM999,999,999') FROM bench_aj_maybe)),
-                       'SELECT count(*) FROM bench_aj_maybe m WHERE NOT EXISTS (SELECT 1 FROM bench_aj_existing e WHERE e.key = m.key OFFSET 0)',
-                       :runs, :serial);
--- the same probes in key order walk the btree's pages in order: what the
--- exact checks cost with the index's pages in cache, not their order
-SELECT bench.diag_time('anti-join: the same exact checks, the maybe keys sorted first',
-                       'SELECT count(*) FROM (SELECT key FROM bench_aj_maybe ORDER BY key) m WHERE NOT EXISTS (SELECT 1 FROM bench_aj_existing e WHERE e.key = m.key OFFSET 0)',
-                       :runs, :serial);
-DROP TABLE bench_aj_maybe;
-
