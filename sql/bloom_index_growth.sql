@@ -9,9 +9,9 @@
 -- promises.
 --
 -- Every table turns autovacuum off: a VACUUM may compact an index of
--- several layers into one.  The comparisons of a build with inserts are made
--- without parallel workers: a parallel build splits the table between
--- workers, so its layers may hold the keys in another order.
+-- several layers into one.  The builds are serial, but for one column of the
+-- first part: a parallel build sets the keys of the table's parts in another
+-- order (the same bits in one layer, which is all it builds).
 --
 SET client_min_messages = warning;
 SET max_parallel_maintenance_workers = 0;
@@ -21,16 +21,26 @@ SET max_parallel_maintenance_workers = 0;
 --    of these is a false positive of the ones before it (each sets a bit, so
 --    each counts).  1,000 keys fill the first layer; 1,001 need a second (of
 --    2,000); 3,000 fill both; 3,001 need a third.  Built by CREATE INDEX over
---    the table, and by inserts into an empty index, one statement of all the
---    keys and one statement per key
+--    the table (also in parallel, when the statistics say the rows fit one
+--    layer: a parallel build that finds more keys than that is made again
+--    serially, as at 1,001 keys here), and by inserts
+--    into an empty index, one statement of all the keys and one statement per
+--    key
 --
 CREATE FUNCTION bfgr_layers(n int, how text) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
 	layers int;
 BEGIN
-	CREATE TABLE bfgr (k int) WITH (autovacuum_enabled = off);
+	CREATE TABLE bfgr (k int) WITH (autovacuum_enabled = off, parallel_workers = 2);
 	IF how = 'build' THEN
 		INSERT INTO bfgr SELECT g FROM generate_series(1, n) g;
+	ELSIF how = 'parallel build' THEN
+		-- statistics of at most 1,000 rows: the planner expects them to fit
+		-- one layer, and the build runs in parallel
+		INSERT INTO bfgr SELECT g FROM generate_series(1, least(n, 1000)) g;
+		ANALYZE bfgr;
+		INSERT INTO bfgr SELECT g FROM generate_series(1001, n) g;
+		SET LOCAL max_parallel_maintenance_workers = 2;
 	END IF;
 	CREATE INDEX bfgr_k ON bfgr USING bloomfilter (k)
 		WITH (capacity = 1000, false_positive_rate = 1e-6);
@@ -41,6 +51,7 @@ BEGIN
 			INSERT INTO bfgr VALUES (i);
 		END LOOP;
 	END IF;
+	SET LOCAL max_parallel_maintenance_workers = 0;
 	SELECT i.layers INTO layers FROM bloom_index_info('bfgr_k') i;
 	IF bloom_index_verify('bfgr_k') <> 0 THEN
 		RAISE EXCEPTION 'index of % keys (%) misses keys', n, how;
@@ -48,8 +59,9 @@ BEGIN
 	DROP TABLE bfgr;
 	RETURN layers;
 END $$;
-SELECT n, bfgr_layers(n, 'build') AS build, bfgr_layers(n, 'insert') AS insert,
-	   bfgr_layers(n, 'one by one') AS one_by_one
+SELECT n, bfgr_layers(n, 'build') AS build,
+	   bfgr_layers(n, 'parallel build') AS parallel_build,
+	   bfgr_layers(n, 'insert') AS insert, bfgr_layers(n, 'one by one') AS one_by_one
 FROM unnest(ARRAY[1, 999, 1000, 1001, 2999, 3000, 3001]) AS n;
 
 -- keys repeated, and keys that are present already, count once: 5,000 rows
