@@ -85,7 +85,9 @@ REGRESS = \
 	bloom_cache_inline \
 	bloom_index \
 	bloom_index_trust \
-	bloom_index_parallel
+	bloom_index_parallel \
+	bloom_index_growth \
+	bloom_index_checks
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src

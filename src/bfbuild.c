@@ -83,8 +83,9 @@ bf_build_add_layer(BfBuildState *bs)
 /*
  * Set a row's key in the newest layer, unless it or one of the
  * BF_OLDER_CHECKED before it has the key already, as an insert does; a layer
- * counts the keys that set bits in it, and the next is added once it holds
- * its capacity.
+ * counts the keys that set bits in it, and the next is added when a key
+ * comes to a layer that holds its capacity (not when the layer fills: a
+ * table of exactly capacity keys gets one layer, as inserts give it).
  */
 static void
 bf_build_callback(Relation index, ItemPointer tid, Datum *values,
@@ -100,17 +101,18 @@ bf_build_callback(Relation index, ItemPointer tid, Datum *values,
 	if ((int64) ++bs->indtuples % BF_PROGRESS_EVERY == 0)
 		pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, (int64) bs->indtuples);
 	h = bloom_key_hash(&bs->keytype, values[0], bs->meta.seed);
+	layer = &bs->meta.layers[bs->meta.nlayers - 1];
+	if (layer->nkeys >= layer->capacity && !bs->full &&
+		!bf_build_add_layer(bs))
+		bs->full = true;
 	i = bs->meta.nlayers - 1;
 	for (uint32 j = i > BF_OLDER_CHECKED ? i - BF_OLDER_CHECKED : 0; j < i; j++)
 		if (bloom_test_hash(bs->bits[j], bs->meta.layers[j].nblocks,
 							(int) bs->meta.layers[j].k, h))
 			return;
 	layer = &bs->meta.layers[i];
-	if (!bloom_set_hash_changed(bs->bits[i], layer->nblocks, (int) layer->k, h))
-		return;
-	if (++layer->nkeys >= layer->capacity && !bs->full &&
-		!bf_build_add_layer(bs))
-		bs->full = true;
+	if (bloom_set_hash_changed(bs->bits[i], layer->nblocks, (int) layer->k, h))
+		layer->nkeys++;
 }
 
 /*

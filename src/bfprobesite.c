@@ -23,14 +23,17 @@
  * subtransaction (so that the lock taken when they were read, which keeps
  * other sessions from dropping or rebuilding the index, is still held), the
  * same user (the privilege and row-level security checks), a snapshot that
- * sees the same transactions (same xmin, xmax, command and count of
- * completed transactions; a restored snapshot, with no count, only if it is
- * the very same one), and no relcache invalidation since: the lock does not
- * stop the caller's own transaction from giving the index new storage
- * (REINDEX, TRUNCATE, a rewrite) or the table new policies, and each of those
- * invalidates a relcache entry.  A new snapshot (the next statement of a
- * function in READ COMMITTED) reads them again.  Like any query, a probe does
- * not promise to see rows its own statement writes.
+ * sees the same transactions (the same xmin, xmax, command and list of
+ * transactions in progress: a transaction can commit without moving xmin or
+ * xmax, and an active snapshot, always a copy, carries no count of completed
+ * transactions, nor is its address its own once it is freed), and no
+ * relcache invalidation since: the lock does not stop the caller's own
+ * transaction from giving the index new storage (REINDEX, TRUNCATE, a
+ * rewrite) or the table new policies, and each of those invalidates a
+ * relcache entry.  A snapshot that sees other transactions (the next
+ * statement of a function in READ COMMITTED, after a commit) reads them
+ * again.  Like any query, a probe does not promise to see rows its own
+ * statement writes.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -78,11 +81,15 @@ struct BfProbeSite
 	uint64		inval_epoch;
 	LocalTransactionId lxid;
 	SubTransactionId subxid;
-	Snapshot	snap;			/* compared only when it has no count */
 	TransactionId xmin;
 	TransactionId xmax;
 	CommandId	curcid;
-	uint64		completions;
+	bool		suboverflowed;
+	bool		recovery;		/* takenDuringRecovery */
+	uint32		xcnt;
+	int32		subxcnt;
+	TransactionId *xip;			/* in cxt */
+	TransactionId *subxip;		/* in cxt; NULL when the snapshot has none */
 
 	Oid			distributed;	/* a Citus table: the shards answer */
 	int			nleaves;
@@ -106,22 +113,35 @@ site_relcache_callback(Datum arg, Oid relid)
 	inval_epoch++;
 }
 
+/*
+ * Does the snapshot see the same transactions as the one the call site was
+ * set up for?  (Compared by content: within one statement the active
+ * snapshot is the same, and the lists are short.)
+ */
+static inline bool
+site_same_snapshot(const BfProbeSite *s, Snapshot snap)
+{
+	return snap->xmin == s->xmin && snap->xmax == s->xmax &&
+		snap->curcid == s->curcid && snap->xcnt == s->xcnt &&
+		snap->subxcnt == s->subxcnt && snap->suboverflowed == s->suboverflowed &&
+		snap->takenDuringRecovery == s->recovery &&
+		(snap->subxip == NULL) == (s->subxip == NULL) &&
+		(s->xcnt == 0 ||
+		 memcmp(snap->xip, s->xip, s->xcnt * sizeof(TransactionId)) == 0) &&
+		(s->subxip == NULL || s->subxcnt <= 0 ||
+		 memcmp(snap->subxip, s->subxip, s->subxcnt * sizeof(TransactionId)) == 0);
+}
+
 /* Is what the call site holds still good for this call? */
 static inline bool
 site_current(BfProbeSite *s, Oid indexoid)
 {
-	Snapshot	snap;
-
 	if (!s->valid || s->indexoid != indexoid || s->lxid != MY_LXID ||
 		s->subxid != GetCurrentSubTransactionId() || s->userid != GetUserId() ||
 		s->inval_epoch != inval_epoch ||
 		!ActiveSnapshotSet())
 		return false;
-	snap = GetActiveSnapshot();
-	return snap->xmin == s->xmin && snap->xmax == s->xmax &&
-		snap->curcid == s->curcid &&
-		snap->snapXactCompletionCount == s->completions &&
-		(s->completions != 0 || snap == s->snap);
+	return site_same_snapshot(s, GetActiveSnapshot());
 }
 
 /*
@@ -188,11 +208,25 @@ site_setup(BfProbeSite *s, Oid indexoid, FunctionCallInfo fcinfo)
 	s->userid = GetUserId();
 	s->lxid = MY_LXID;
 	s->subxid = GetCurrentSubTransactionId();
-	s->snap = snap;
 	s->xmin = snap->xmin;
 	s->xmax = snap->xmax;
 	s->curcid = snap->curcid;
-	s->completions = snap->snapXactCompletionCount;
+	s->suboverflowed = snap->suboverflowed;
+	s->recovery = snap->takenDuringRecovery;
+	s->xcnt = snap->xcnt;
+	s->subxcnt = snap->subxcnt;
+	s->xip = s->xcnt == 0 ? NULL :
+		MemoryContextAlloc(s->cxt, s->xcnt * sizeof(TransactionId));
+	if (s->xcnt > 0)
+		memcpy(s->xip, snap->xip, s->xcnt * sizeof(TransactionId));
+	s->subxip = NULL;
+	if (snap->subxip != NULL)
+	{
+		s->subxip = MemoryContextAlloc(s->cxt,
+									   Max(s->subxcnt, 1) * sizeof(TransactionId));
+		if (s->subxcnt > 0)
+			memcpy(s->subxip, snap->subxip, s->subxcnt * sizeof(TransactionId));
+	}
 	s->valid = true;
 }
 
