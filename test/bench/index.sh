@@ -76,7 +76,8 @@
 #         1,000 keys) against a btree, each loaded in every round, the two
 #         alternately: INSERT ... SELECT of the rows, COPY of them from a
 #         server file, and --growth-pgbench-rows (rows / 50) single-row
-#         INSERTs (pgbench -M prepared, --clients, synchronous_commit off);
+#         INSERTs (pgbench -M prepared, --clients, synchronous_commit off;
+#         into a table with no index too, the floor of any index's time);
 #         then VACUUM of each, timed on its own.  Load time, and load plus
 #         VACUUM, against the btree's.
 #      b. Grown 100 times past its capacity: WITH (capacity = rows / 100),
@@ -449,7 +450,7 @@ if run growth; then
 	log "7. growth: $grow_rows rows, $grow_absent absent keys probed, $grow_pg_rows single-row inserts ($clients clients), $rounds rounds"
 	grow_cap=$((grow_rows / 100))
 	q <<-SQL
-	DROP TABLE IF EXISTS bench_grow_bf, bench_grow_btree, bench_grow_pg_bf, bench_grow_pg_btree,
+	DROP TABLE IF EXISTS bench_grow_bf, bench_grow_btree, bench_grow_pg_bf, bench_grow_pg_btree, bench_grow_pg_none,
 		bench_grow_big, bench_grow_cap, bench_grow_absent;
 	CREATE OR REPLACE FUNCTION bench_gkey(g bigint) RETURNS bigint
 		LANGUAGE sql IMMUTABLE AS 'SELECT (hashint8(g)::bigint << 32) | g';
@@ -480,21 +481,27 @@ if run growth; then
 		q -F ' ' -c "SELECT layers, size_bytes FROM bloom_index_info('$1')"
 	}
 	# a: default options, empty table, then VACUUM; btree alongside
-	for v in bf btree; do
+	for v in bf btree none; do
 		printf '\\set g random(1, 2000000000)\nINSERT INTO bench_grow_pg_%s VALUES ((hashint8(:g::bigint)::bigint << 32) | :g);\n' \
 			"$v" >"$tmp/grow_pg_$v.sql"
 	done
-	grow_variants=(bf btree)
 	for r in $(seq 1 "$rounds"); do
 		for m in insert copy pgbench; do
-			for i in 0 1; do
-				v=${grow_variants[$(((i + r) % 2))]}
+			# single-row INSERTs cost mostly round trips and commits: no
+			# index is measured too, the floor of any index's time
+			grow_variants=(bf btree)
+			[ "$m" = pgbench ] && grow_variants=(bf btree none)
+			nv=${#grow_variants[@]}
+			for i in $(seq 0 $((nv - 1))); do
+				v=${grow_variants[$(((i + r) % nv))]}
 				tbl=bench_grow_$v
 				[ "$m" = pgbench ] && tbl=bench_grow_pg_$v
 				using="(k)"
 				[ "$v" = bf ] && using="USING bloomfilter (k)"
+				mkindex="CREATE INDEX ${tbl}_k ON $tbl $using"
+				[ "$v" = none ] && mkindex="SELECT 1"
 				q -c "DROP TABLE IF EXISTS $tbl" -c "CREATE TABLE $tbl (k bigint)" \
-					-c "CREATE INDEX ${tbl}_k ON $tbl $using" -c CHECKPOINT
+					-c "$mkindex" -c CHECKPOINT
 				case $m in
 					insert)
 						load=$(q -c "SELECT round(bench_ms('INSERT INTO $tbl SELECT bench_gkey(g) FROM generate_series(1, $grow_rows) g'))") ;;
@@ -518,7 +525,7 @@ if run growth; then
 					read -r layers_after size < <(grow_info "${tbl}_k")
 					res[glayers_$m]="$layers_before before VACUUM, $layers_after after"
 					echo "$size" >>"$tmp/gsize_$m"
-				else
+				elif [ "$v" = btree ]; then
 					q -c "SELECT pg_relation_size('${tbl}_k')" >>"$tmp/gsize_${m}_btree"
 				fi
 			done
@@ -533,8 +540,10 @@ if run growth; then
 		res[gsize_$m]=$(median <"$tmp/gsize_$m")
 		res[gsize_${m}_btree]=$(median <"$tmp/gsize_${m}_btree")
 	done
+	res[gload_pgbench_none]=$(median <"$tmp/gload_pgbench_none")
+	res[gboth_pgbench_none]=$(median <"$tmp/gboth_pgbench_none")
 	res[gmissing_default]=$(q -c "SELECT bloom_index_verify('bench_grow_bf_k')")
-	q -c "DROP TABLE bench_grow_btree, bench_grow_pg_bf, bench_grow_pg_btree"
+	q -c "DROP TABLE bench_grow_btree, bench_grow_pg_bf, bench_grow_pg_btree, bench_grow_pg_none"
 
 	# b: grown 100 times past its capacity; the sized index on the same rows
 	q -c "CREATE TABLE bench_grow_big (k bigint)" \
@@ -677,6 +686,7 @@ report=$(
 		| index size after VACUUM, COPY | $(mb "${res[gsize_copy]}") | $(mb "${res[gsize_copy_btree]}") | $(ratio "${res[gsize_copy]}" "${res[gsize_copy_btree]}") | |
 
 		- layers of the bloomfilter index: INSERT ... SELECT ${res[glayers_insert]}; COPY ${res[glayers_copy]}; single-row INSERTs ${res[glayers_pgbench]}
+		- the single-row INSERTs into the table with no index: ${res[gload_pgbench_none]} ms (then VACUUM: ${res[gboth_pgbench_none]} ms); bloomfilter / no index $(ratio "${res[gload_pgbench_bf]}" "${res[gload_pgbench_none]}"), btree / no index $(ratio "${res[gload_pgbench_btree]}" "${res[gload_pgbench_none]}")
 
 		| index over the same $grow_rows keys | layers | size | size / sized | target | bulk probe of $grow_absent absent keys, ms | probe / sized | target | false positives / absent keys (requested 0.01) |
 		|---|---:|---:|---:|---:|---:|---:|---:|---:|
