@@ -245,7 +245,7 @@ bf_build_meta(Relation heap, Relation index, BfMetaPageData *meta,
 	meta->capacity = cap;
 	meta->rate = rate;
 	strlcpy(meta->family, kt->family, BLOOM_FAMILY_LEN);
-	meta->labels = kt->labels;
+	meta->labels = kt->oidlabels;
 	meta->next_id = 1;
 	meta->generation = 1;
 }

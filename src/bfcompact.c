@@ -150,10 +150,10 @@ bf_begin_op(BfMetaPageData *meta, void *arg)
 }
 
 /*
- * Drop the replaced layers.  The new one counts a->layer.nkeys more keys
- * after a move (the copy's; its own count has the inserts since), at least
- * that many after a compaction (the scan's count includes most inserts
- * since).
+ * Drop the replaced layers.  After a move the new one adds the count of the
+ * layer it copied, as the metapage has it now (its own count has the inserts
+ * since); after a compaction it counts at least a->layer.nkeys (the scan's
+ * count includes most inserts since).
  */
 static bool
 bf_end_op(BfMetaPageData *meta, void *arg)
@@ -164,7 +164,7 @@ bf_end_op(BfMetaPageData *meta, void *arg)
 
 	if (meta->op != a->op || l->id != a->layer.id)
 		elog(ERROR, "bloomfilter index changed under its grow lock");
-	l->nkeys = a->op == BF_OP_MOVE ? l->nkeys + a->layer.nkeys :
+	l->nkeys = a->op == BF_OP_MOVE ? l->nkeys + meta->layers[0].nkeys :
 		Max(l->nkeys, a->layer.nkeys);
 	memmove(&meta->layers[0], &meta->layers[gone],
 			(meta->nlayers - gone) * sizeof(BfLayer));
@@ -177,11 +177,24 @@ bf_end_op(BfMetaPageData *meta, void *arg)
 }
 
 /*
- * Write a new layer's empty pages and name it as the newest, with op, under
- * the grow lock (which growth takes too).  False if there is no room.
+ * Is there a lower place for a lone layer, so that the pages after it can
+ * be given back?
  */
 static bool
-bf_begin(Relation index, uint16 op, const BfLayer *like, uint64 capacity)
+bf_move_due(const BfMetaPageData *meta)
+{
+	return meta->op == BF_OP_NONE && meta->nlayers == 1 &&
+		bf_place_layer(meta, meta->layers[0].npages) < meta->layers[0].start;
+}
+
+/*
+ * Write a new layer's empty pages and name it as the newest, with op, under
+ * the grow lock (which growth takes too).  False if there is no room, or
+ * (a move) if the metapage read under the lock has no lone layer to move
+ * down: the index may have grown since the caller looked.
+ */
+static bool
+bf_begin(Relation index, uint16 op, uint64 capacity)
 {
 	BfMetaPageData meta;
 	BfOpArg		arg;
@@ -192,13 +205,13 @@ bf_begin(Relation index, uint16 op, const BfLayer *like, uint64 capacity)
 	arg.op = op;
 	if (meta.op != BF_OP_NONE)
 		ok = false;
-	else if (like)
+	else if (op == BF_OP_MOVE)
 	{
 		/* a copy of the lone layer, in the lowest free pages */
-		arg.layer = *like;
-		arg.layer.start = bf_place_layer(&meta, like->npages);
+		ok = bf_move_due(&meta);
+		arg.layer = meta.layers[0];
+		arg.layer.start = bf_place_layer(&meta, arg.layer.npages);
 		arg.layer.id = meta.next_id;
-		ok = meta.nlayers < BF_MAX_LAYERS && arg.layer.start != InvalidBlockNumber;
 	}
 	else
 		ok = bf_plan_layer(&meta, 0, capacity, &arg.layer);
@@ -335,6 +348,11 @@ bf_copy_layer(Relation index, BfMetaPageData *meta)
 	const BfLayer *to = &meta->layers[meta->replaced];
 	uint8		bits[BF_BLOCKS_PER_PAGE * BLOOM_BLOCK_BYTES];
 
+	/* a move replaces one layer: the one it copies (bf_begin) */
+	if (meta->replaced != 1)
+		elog(ERROR, "bloomfilter index \"%s\" has a move of %u layers",
+			 RelationGetRelationName(index), meta->replaced);
+
 	for (BlockNumber p = 0; p < from->npages; p++)
 	{
 		uint64		first = (uint64) p * BF_BLOCKS_PER_PAGE;
@@ -348,17 +366,6 @@ bf_copy_layer(Relation index, BfMetaPageData *meta)
 		UnlockReleaseBuffer(buf);
 		bf_or_layer(index, to, first, n, bits);
 	}
-}
-
-/*
- * Is there a lower place for a lone layer, so that the pages after it can
- * be given back?
- */
-static bool
-bf_move_due(const BfMetaPageData *meta)
-{
-	return meta->op == BF_OP_NONE && meta->nlayers == 1 &&
-		bf_place_layer(meta, meta->layers[0].npages) < meta->layers[0].start;
 }
 
 /*
@@ -404,13 +411,13 @@ bf_compact(Relation index, Relation heap, double live_rows, bool live_rows_known
 	 * does, when labels were only added; a rename needs a REINDEX).
 	 */
 	bf_key_type(index, &kt, CurrentMemoryContext);
-	if (kt.kind == KEY_ENUM && !bloom_labels_equal(&kt.labels, &meta.labels))
+	if (kt.kind == KEY_ENUM && !bloom_labels_equal(&kt.oidlabels, &meta.labels))
 	{
 		bf_truncate(index);
 		return;
 	}
 	if (bf_compaction_due(&meta, live_rows, live_rows_known) &&
-		bf_begin(index, BF_OP_COMPACT, NULL,
+		bf_begin(index, BF_OP_COMPACT,
 				 bf_compact_capacity(index, &meta, live_rows, live_rows_known)))
 		bf_read_meta(index, &meta);
 	if (meta.op == BF_OP_COMPACT)
@@ -421,14 +428,14 @@ bf_compact(Relation index, Relation heap, double live_rows, bool live_rows_known
 		bf_end(index, BF_OP_COMPACT, &target, added);
 		bf_read_meta(index, &meta);
 	}
-	if (bf_move_due(&meta) && bf_begin(index, BF_OP_MOVE, &meta.layers[0], 0))
+	if (bf_move_due(&meta) && bf_begin(index, BF_OP_MOVE, 0))
 		bf_read_meta(index, &meta);
 	if (meta.op == BF_OP_MOVE)
 	{
 		BfLayer		target = meta.layers[meta.replaced];
 
 		bf_copy_layer(index, &meta);
-		bf_end(index, BF_OP_MOVE, &target, meta.layers[0].nkeys);
+		bf_end(index, BF_OP_MOVE, &target, 0);
 	}
 	bf_truncate(index);
 }

@@ -93,5 +93,15 @@ bf_grow(Relation index, uint32 full_layer)
 		bf_write_layer(index, &layer, NULL);
 		bf_update_meta(index, bf_add_layer, &layer);
 	}
+	else if (grow && full_layer == 0)
+	{
+		/* the caller would wait for a layer forever */
+		ereport(ERROR,
+				errcode(ERRCODE_INDEX_CORRUPTED),
+				errmsg("bloomfilter index \"%s\" is corrupted",
+					   RelationGetRelationName(index)),
+				errdetail("The metapage has no layer that takes keys, and no layer can be added."),
+				errhint("Rebuild the index with REINDEX."));
+	}
 	UnlockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
 }

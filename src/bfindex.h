@@ -30,9 +30,13 @@
  *	capacity	keys the first layer was sized for at CREATE INDEX
  *	rate		false-positive rate the whole index promises
  *	family		key family, as in a bloom value (bloom_keys.c)
- *	labels		an enum family's label guard, as in a bloom value (bloom.h),
- *				else 0: set at the build, and by the first insert after a
- *				label was added (bf_get_state)
+ *	labels		an enum family's label guard, as in a bloom value (bloom.h)
+ *				but over (OID, label) pairs: XXH3-64 of each label's UTF-8
+ *				bytes with its pg_enum OID as the seed (a restore builds the
+ *				index again, pg_upgrade keeps enum OIDs; a label renamed
+ *				and its old name added again is seen), else 0: set at the
+ *				build, and by the first insert after a label was added
+ *				(bf_get_state)
  *	next_id		the id the next layer gets (ids are never reused)
  *	replaced	layers[0 .. replaced) are being replaced by op: still probed,
  *				no longer written, dropped when op ends (0 with BF_OP_NONE)

@@ -261,17 +261,19 @@ bf_index_verify(PG_FUNCTION_ARGS)
 }
 
 /*
- * The layers of one leaf index as bloom values, in values[] (n of them);
- * false if a page was reused since meta was read (then nothing is kept).
+ * The layers of one leaf index as bloom values, in values[] (n of them),
+ * with the label guard of a value of the key's type (labels); false if a
+ * page was reused since meta was read (then nothing is kept).
  */
 static bool
-bf_leaf_filters(Relation index, const BfMetaPageData *meta, Datum *values)
+bf_leaf_filters(Relation index, const BfMetaPageData *meta,
+				const BloomLabels *labels, Datum *values)
 {
 	for (uint32 i = 0; i < meta->nlayers; i++)
 	{
 		const BfLayer *l = &meta->layers[i];
 		bytea	   *v = bloom_new(l->capacity, l->rate, l->nblocks, (int) l->k,
-								  meta->family, &meta->labels);
+								  meta->family, labels);
 		BloomFilter f;
 
 		bloom_open(v, &f);
@@ -321,11 +323,19 @@ bf_index_filters(PG_FUNCTION_ARGS)
 		Relation	index = relation_open(lfirst_oid(lc), AccessShareLock);
 		BfMetaPageData meta;
 		Datum		filters[BF_MAX_LAYERS];
+		BloomLabels labels;
 
 		bf_flush_pending(index);
+
+		/*
+		 * The metapage's guard of an enum's labels is of (OID, label) pairs;
+		 * a bloom value's is of the labels: checked (a rename refused), the
+		 * values get the labels the type has now.
+		 */
+		labels = bf_get_state(index)->keytype.labels;
 		do
 			bf_read_meta(index, &meta);
-		while (!bf_leaf_filters(index, &meta, filters));
+		while (!bf_leaf_filters(index, &meta, &labels, filters));
 		for (uint32 i = 0; i < meta.nlayers; i++)
 		{
 			Datum		values[3];

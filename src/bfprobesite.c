@@ -138,7 +138,7 @@ site_current(BfProbeSite *s, Oid indexoid)
 {
 	if (!s->valid || s->indexoid != indexoid || s->lxid != MY_LXID ||
 		s->subxid != GetCurrentSubTransactionId() || s->userid != GetUserId() ||
-		s->inval_epoch != inval_epoch ||
+		s->inval_epoch != inval_epoch || bloom_labels_stale(&s->kt) ||
 		!ActiveSnapshotSet())
 		return false;
 	return site_same_snapshot(s, GetActiveSnapshot());

@@ -516,9 +516,9 @@ bf_get_state(Relation index)
 		if (kt.kind != KEY_ENUM ||
 			bloom_check_labels(&kt, &meta.labels, RelationGetRelationName(index)))
 			break;
-		if (bf_update_labels(index, &meta.labels, &kt.labels))
+		if (bf_update_labels(index, &meta.labels, &kt.oidlabels))
 		{
-			meta.labels = kt.labels;
+			meta.labels = kt.oidlabels;
 			break;
 		}
 	}

@@ -148,7 +148,7 @@ enum_changed(Datum arg, int cacheid, uint32 hashvalue)
  * as keys do, in UTF-8 whatever the database encoding.
  */
 static void
-labels_read(BloomKeyType *kt, uint64 **hashes)
+labels_read(BloomKeyType *kt, uint64 **hashes, bool byoid)
 {
 	CatCList   *list;
 	uint64	   *h = NULL;
@@ -163,20 +163,22 @@ labels_read(BloomKeyType *kt, uint64 **hashes)
 	list = SearchSysCacheList1(ENUMTYPOIDNAME, ObjectIdGetDatum(kt->enumtypid));
 	if (hashes)
 		h = palloc(Max(list->n_members, 1) * sizeof(uint64));
-	kt->labels.count = (uint32) list->n_members;
-	kt->labels.sum = 0;
+	kt->labels.count = kt->oidlabels.count = (uint32) list->n_members;
+	kt->labels.sum = kt->oidlabels.sum = 0;
 	for (int i = 0; i < list->n_members; i++)
 	{
 		Form_pg_enum e = (Form_pg_enum) GETSTRUCT(&list->members[i]->tuple);
 		const char *l = NameStr(e->enumlabel);
 		char	   *u = pg_server_to_any(l, strlen(l), PG_UTF8);
 		uint64		x = XXH3_64bits(u, strlen(u));
+		uint64		xo = XXH3_64bits_withSeed(u, strlen(u), (uint64) e->oid);
 
 		if (u != l)
 			pfree(u);
 		kt->labels.sum += x;
+		kt->oidlabels.sum += xo;
 		if (h)
-			h[i] = x;
+			h[i] = byoid ? xo : x;
 	}
 	ReleaseSysCacheList(list);
 	if (hashes)
@@ -195,7 +197,7 @@ void
 bloom_labels_refresh(BloomKeyType *kt)
 {
 	if (bloom_labels_stale(kt))
-		labels_read(kt, NULL);
+		labels_read(kt, NULL, false);
 }
 
 /*
@@ -206,7 +208,7 @@ static bool
 set_enum_family(BloomKeyType *kt, Oid enumtypid, bool noerror)
 {
 	kt->enumtypid = enumtypid;
-	labels_read(kt, NULL);
+	labels_read(kt, NULL, false);
 	return set_family(kt, psprintf("%s%s", BLOOM_ENUM_PREFIX,
 								   format_type_be_qualified(enumtypid)),
 					  noerror);
@@ -419,18 +421,22 @@ labels_refuse(const BloomKeyType *kt, const BloomLabels *stored,
  * record the guard of kt->labels first), and an error when a label was
  * renamed since, or when too many were added to tell.  indexname names the
  * index for the message, NULL for a filter.  The check that both the values
- * and the index use.
+ * and the index use: a filter's guard is of the labels (kt->labels, which
+ * dump and restore keep), an index's of (OID, label) pairs (kt->oidlabels:
+ * a restore builds the index again, and pg_upgrade keeps enum OIDs), which
+ * also sees a label renamed and its old name added again.
  */
 bool
 bloom_check_labels(BloomKeyType *kt, const BloomLabels *stored,
 				   const char *indexname)
 {
+	const BloomLabels *now = indexname ? &kt->oidlabels : &kt->labels;
 	uint64	   *h;
 	LabelsFound found;
 
 	Assert(kt->kind == KEY_ENUM);
 	bloom_labels_refresh(kt);
-	if (bloom_labels_equal(stored, &kt->labels))
+	if (bloom_labels_equal(stored, now))
 		return true;
 	if (kt->accepted_ok && bloom_labels_equal(stored, &kt->accepted))
 		return false;
@@ -441,13 +447,13 @@ bloom_check_labels(BloomKeyType *kt, const BloomLabels *stored,
 	 * first.
 	 */
 	AcceptInvalidationMessages();
-	labels_read(kt, &h);
-	if (bloom_labels_equal(stored, &kt->labels))
+	labels_read(kt, &h, indexname != NULL);
+	if (bloom_labels_equal(stored, now))
 	{
 		pfree(h);
 		return true;
 	}
-	found = labels_contained(stored, &kt->labels, h);
+	found = labels_contained(stored, now, h);
 	pfree(h);
 	if (found != LABELS_ADDED)
 		labels_refuse(kt, stored, found, indexname);

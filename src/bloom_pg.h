@@ -98,6 +98,8 @@ typedef struct BloomKeyType
 	bool		utf8;			/* the database encoding is UTF-8 */
 	char		family[BLOOM_FAMILY_LEN];
 	BloomLabels labels;			/* KEY_ENUM: the type's labels (else 0) */
+	BloomLabels oidlabels;		/* KEY_ENUM: the same of (OID, label) pairs,
+								 * the guard an index records */
 	/* KEY_ENUM only: what bloom_check_labels keeps */
 	Oid			enumtypid;		/* the enum (typid may be a domain over it) */
 	uint64		labels_gen;		/* pg_enum as of labels (bloom_keys.c) */
