@@ -174,23 +174,14 @@ bf_or_layer(Relation index, const BfLayer *layer, uint64 first, uint64 nblocks,
 		Buffer		buf = ReadBuffer(index, blkno);
 		GenericXLogState *gx;
 		Page		page;
-		BfPageHeader *hdr;
 		uint64	   *dst;
 		const uint64 *src = (const uint64 *) (bits + (b - first) * BLOOM_BLOCK_BYTES);
 
 		CHECK_FOR_INTERRUPTS();
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		hdr = BfPageGetHeader(BufferGetPage(buf));
-		if (hdr->magic != BF_MAGIC || hdr->layer != layer->id ||
-			hdr->first_block != b || hdr->nblocks < n)
-			ereport(ERROR,
-					errcode(ERRCODE_INDEX_CORRUPTED),
-					errmsg("bloomfilter index \"%s\" is corrupted",
-						   RelationGetRelationName(index)),
-					errdetail("Bitmap page %u is not page %llu of layer %u.",
-							  blkno, (unsigned long long) (b / BF_BLOCKS_PER_PAGE),
-							  layer->id),
-					errhint("Rebuild the index with REINDEX."));
+		if (b % BF_BLOCKS_PER_PAGE != 0 ||
+			!bf_page_is(BufferGetPage(buf), layer, b))
+			bf_page_corrupt(index, layer, blkno - layer->start);
 		gx = GenericXLogStart(index);
 		page = GenericXLogRegisterBuffer(gx, buf, GENERIC_XLOG_FULL_IMAGE);
 		dst = (uint64 *) BfPageGetBits(page);

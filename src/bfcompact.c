@@ -75,10 +75,8 @@
 static double
 bf_held_keys(const BfMetaPageData *meta, double live_rows, bool live_rows_known)
 {
-	double		held = 0;
+	double		held = (double) bf_live_keys(meta);
 
-	for (uint32 i = meta->replaced; i < meta->nlayers; i++)
-		held += (double) meta->layers[i].nkeys;
 	if (live_rows_known && live_rows >= 0 && live_rows < held)
 		held = live_rows;
 	return held;
@@ -95,16 +93,12 @@ bool
 bf_compaction_due(const BfMetaPageData *meta, double live_rows,
 				  bool live_rows_known)
 {
-	uint64		counted = 0;
-
 	if (meta->op != BF_OP_NONE || bf_live_layers(meta) == 0)
 		return false;
 	if (bf_live_layers(meta) > 1)
 		return true;
-	for (uint32 i = meta->replaced; i < meta->nlayers; i++)
-		counted += meta->layers[i].nkeys;
 	return live_rows_known && live_rows >= 0 &&
-		(double) counted > 2 * live_rows + BF_MIN_CAPACITY;
+		(double) bf_live_keys(meta) > 2 * live_rows + BF_MIN_CAPACITY;
 }
 
 /*

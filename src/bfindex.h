@@ -230,6 +230,7 @@ extern void bf_init_bitmap_page(Page page, uint32 layer, uint64 first_block,
 extern void bf_read_meta(Relation index, BfMetaPageData *meta);
 extern void bf_check_meta(Relation index, const BfMetaPageData *meta);
 extern uint32 bf_live_layers(const BfMetaPageData *meta);
+extern uint64 bf_live_keys(const BfMetaPageData *meta);
 extern bool bf_plan_layer(const BfMetaPageData *meta, uint32 position,
 						  uint64 capacity, BfLayer *layer);
 extern bool bf_plan_next_layer(const BfMetaPageData *meta, BfLayer *layer);
@@ -237,6 +238,8 @@ extern BlockNumber bf_place_layer(const BfMetaPageData *meta, BlockNumber npages
 extern BlockNumber bf_layers_end(const BfMetaPageData *meta);
 extern BfState *bf_get_state(Relation index);
 extern void bf_key_type(Relation index, BloomKeyType *kt, MemoryContext mcxt);
+extern bool bf_page_is(Page page, const BfLayer *layer, uint64 first_block);
+extern void bf_page_corrupt(Relation index, const BfLayer *layer, BlockNumber p);
 extern Buffer bf_new_buffer(Relation index);
 extern Buffer bf_read_page(Relation index, const BfMetaPageData *meta,
 						   const BfLayer *layer, BlockNumber p);

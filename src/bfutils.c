@@ -225,6 +225,17 @@ bf_live_layers(const BfMetaPageData *meta)
 	return meta->nlayers - meta->replaced;
 }
 
+/* The keys the live layers hold, as counted. */
+uint64
+bf_live_keys(const BfMetaPageData *meta)
+{
+	uint64		keys = 0;
+
+	for (uint32 i = meta->replaced; i < meta->nlayers; i++)
+		keys += meta->layers[i].nkeys;
+	return keys;
+}
+
 /*
  * A layer for capacity keys at the rate of live position "position", its
  * pages where bf_place_layer finds room in the index as meta describes it.
@@ -269,16 +280,13 @@ bf_plan_next_layer(const BfMetaPageData *meta, BfLayer *layer)
 {
 	uint32		live = bf_live_layers(meta);
 	double		cap;
-	double		held = 0;
 
 	if (live == 0)
 		cap = (double) meta->capacity;
 	else
 	{
 		cap = (double) meta->layers[meta->nlayers - 1].capacity * BF_GROWTH;
-		for (uint32 i = meta->replaced; i < meta->nlayers; i++)
-			held += (double) meta->layers[i].nkeys;
-		cap = Max(cap, held);
+		cap = Max(cap, (double) bf_live_keys(meta));
 	}
 	if (live >= BF_GROW_LAYERS || cap > (double) PG_INT64_MAX)
 		return false;
@@ -464,24 +472,32 @@ bf_check_family_meta(Relation index, const BfMetaPageData *meta,
  * rename of one must be seen.  false if another backend changed the guard
  * meanwhile.
  */
+typedef struct BfLabelsArg
+{
+	BloomLabels seen;
+	BloomLabels labels;
+	bool		done;
+} BfLabelsArg;
+
+static bool
+bf_set_labels(BfMetaPageData *meta, void *arg)
+{
+	BfLabelsArg *a = (BfLabelsArg *) arg;
+
+	a->done = bloom_labels_equal(&meta->labels, &a->seen);
+	if (a->done)
+		meta->labels = a->labels;
+	return a->done;
+}
+
 static bool
 bf_update_labels(Relation index, const BloomLabels *seen,
 				 const BloomLabels *labels)
 {
-	Buffer		buf = ReadBuffer(index, BF_METAPAGE_BLKNO);
-	bool		done = false;
+	BfLabelsArg arg = {*seen, *labels, false};
 
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	if (bloom_labels_equal(&BfPageGetMeta(BufferGetPage(buf))->labels, seen))
-	{
-		GenericXLogState *gx = GenericXLogStart(index);
-
-		BfPageGetMeta(GenericXLogRegisterBuffer(gx, buf, 0))->labels = *labels;
-		GenericXLogFinish(gx);
-		done = true;
-	}
-	UnlockReleaseBuffer(buf);
-	return done;
+	bf_update_meta(index, bf_set_labels, &arg);
+	return arg.done;
 }
 
 /*
@@ -532,7 +548,7 @@ bf_get_state(Relation index)
 }
 
 /* Is the page the one of layer l, at layer block first_block? */
-static bool
+bool
 bf_page_is(Page page, const BfLayer *layer, uint64 first_block)
 {
 	BfPageHeader *hdr = BfPageGetHeader(page);
@@ -551,6 +567,19 @@ bf_page_is(Page page, const BfLayer *layer, uint64 first_block)
  * InvalidBuffer tells the caller to read the metapage again; otherwise the
  * index is corrupt.
  */
+/* The error for page p of a layer that is not that layer's. */
+void
+bf_page_corrupt(Relation index, const BfLayer *layer, BlockNumber p)
+{
+	ereport(ERROR,
+			errcode(ERRCODE_INDEX_CORRUPTED),
+			errmsg("bloomfilter index \"%s\" is corrupted",
+				   RelationGetRelationName(index)),
+			errdetail("Bitmap page %u is not page %u of layer %u.",
+					  layer->start + p, p, layer->id),
+			errhint("Rebuild the index with REINDEX."));
+}
+
 Buffer
 bf_read_page(Relation index, const BfMetaPageData *meta, const BfLayer *layer,
 			 BlockNumber p)
@@ -566,13 +595,7 @@ bf_read_page(Relation index, const BfMetaPageData *meta, const BfLayer *layer,
 	bf_read_meta(index, &now);
 	if (now.generation != meta->generation)
 		return InvalidBuffer;
-	ereport(ERROR,
-			errcode(ERRCODE_INDEX_CORRUPTED),
-			errmsg("bloomfilter index \"%s\" is corrupted",
-				   RelationGetRelationName(index)),
-			errdetail("Bitmap page %u is not page %u of layer %u.",
-					  layer->start + p, p, layer->id),
-			errhint("Rebuild the index with REINDEX."));
+	bf_page_corrupt(index, layer, p);
 	return InvalidBuffer;		/* keep compiler quiet */
 }
 
