@@ -277,6 +277,25 @@ FROM bloom_index_info('bfg_k');
 TRUNCATE bfg;
 SELECT bloom_index_contains('bfg_k', 1) AS after_truncate, layers FROM bloom_index_info('bfg_k');
 
+-- the pages a compaction frees at the file's end are given back, unless the
+-- table's vacuum_truncate is off (the truncation's lock, replayed on a hot
+-- standby, cancels the standby's queries of the index): the file keeps
+-- them, and the first VACUUM after the option is reset gives them back
+CREATE TABLE bft (k int) WITH (autovacuum_enabled = off, vacuum_truncate = false);
+CREATE INDEX bft_k ON bft USING bloomfilter (k) WITH (capacity = 1000);
+INSERT INTO bft SELECT g FROM generate_series(1, 20000) g;
+SELECT layers AS grown_layers, size_bytes AS grown FROM bloom_index_info('bft_k') \gset
+SELECT :grown_layers > 3 AS grown;
+DELETE FROM bft WHERE k > 500;
+VACUUM bft;
+SELECT layers, size_bytes >= :grown AS kept_its_pages, bloom_index_verify('bft_k') AS missing
+FROM bloom_index_info('bft_k');
+ALTER TABLE bft RESET (vacuum_truncate);
+VACUUM bft;
+SELECT layers, size_bytes < :grown / 4 AS gave_them_back, bloom_index_verify('bft_k') AS missing
+FROM bloom_index_info('bft_k');
+DROP TABLE bft;
+
 -- default capacity: twice the table's rows at build, at least 1,000
 CREATE TABLE bfe (k int) WITH (autovacuum_enabled = off);
 CREATE INDEX bfe_k ON bfe USING bloomfilter (k);

@@ -363,17 +363,42 @@ bf_copy_layer(Relation index, BfMetaPageData *meta)
 }
 
 /*
+ * Whether VACUUM may truncate the table, by its vacuum_truncate option (and,
+ * from PostgreSQL 18, the setting of that name): the index's truncation
+ * takes the same ACCESS EXCLUSIVE lock, which a hot standby replays and
+ * which cancels the standby's queries of the index, so a table whose owner
+ * turned truncation off keeps its index's free pages too.  (A VACUUM
+ * (TRUNCATE false) is not told to index access methods.)
+ */
+static bool
+bf_truncate_allowed(Relation heap)
+{
+	StdRdOptions *options = (StdRdOptions *) heap->rd_options;
+
+#if PG_VERSION_NUM >= 180000
+	if (options == NULL || !options->vacuum_truncate_set)
+		return vacuum_truncate;
+#else
+	if (options == NULL)
+		return true;
+#endif
+	return options->vacuum_truncate;
+}
+
+/*
  * Give back the pages after the last layer, if no other session holds the
  * index: a session that read the metapage before a layer was dropped may
  * still read that layer's pages.  Inserts hold a lock on the index, and so
  * do probes, for their whole transaction.
  */
 static void
-bf_truncate(Relation index)
+bf_truncate(Relation index, Relation heap)
 {
 	BfMetaPageData meta;
 	BlockNumber end;
 
+	if (!bf_truncate_allowed(heap))
+		return;
 	bf_read_meta(index, &meta);
 	if (bf_layers_end(&meta) >= RelationGetNumberOfBlocks(index))
 		return;
@@ -407,7 +432,7 @@ bf_compact(Relation index, Relation heap, double live_rows, bool live_rows_known
 	bf_key_type(index, &kt, CurrentMemoryContext);
 	if (kt.kind == KEY_ENUM && !bloom_labels_equal(&kt.oidlabels, &meta.labels))
 	{
-		bf_truncate(index);
+		bf_truncate(index, heap);
 		return;
 	}
 	if (bf_compaction_due(&meta, live_rows, live_rows_known) &&
@@ -431,5 +456,5 @@ bf_compact(Relation index, Relation heap, double live_rows, bool live_rows_known
 		bf_copy_layer(index, &meta);
 		bf_end(index, BF_OP_MOVE, &target, 0);
 	}
-	bf_truncate(index);
+	bf_truncate(index, heap);
 }

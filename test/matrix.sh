@@ -145,6 +145,7 @@ if [ -n "$tap_pid" ]; then
 	if [ "$tap_rc" -ne 0 ]; then
 		keep=1
 		echo "matrix.sh: TAP logs kept in $src/tmp_check/log"
+		bash "$src/test/tap-failures.sh" "$workdir/tap.log" "$src/tmp_check/log"
 		[ "$rc" -ne 0 ] || rc=$tap_rc
 	fi
 fi

@@ -206,6 +206,7 @@ report_tap() {
 	fi
 	if [ "$tap_failed" -ne 0 ]; then
 		echo "TAP logs kept in ${tapdir:-$ROOT}/tmp_check/log"
+		bash test/tap-failures.sh "$LOGDIR/tap.log" "${tapdir:-$ROOT}/tmp_check/log"
 	elif [ -n "$tapdir" ]; then
 		rm -rf "$tapdir"
 	fi
