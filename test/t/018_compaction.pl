@@ -319,7 +319,11 @@ DELETE FROM m WHERE who = 0 AND k % 10 <> 0;
 	if ($op == 2 && $flushed eq 't' && kill('KILL', $pid))
 	{
 		note "move attempt $attempt: killed the VACUUM ($pid) during the move";
+		# (psql fed a query while the server restarts may find its pipe closed:
+		# the log says when it is back)
 		$primary->wait_for_log(qr/was terminated by signal 9/, $log_offset);
+		$primary->wait_for_log(qr/database system is ready to accept connections/,
+			$log_offset);
 	}
 	else
 	{
