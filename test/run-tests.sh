@@ -16,14 +16,14 @@
 # 5. for PostgreSQL 16 and 18 (and any other pg-NN.tar.gz in MATRIX_DIR):
 #    builds with -Werror and runs the regression and isolation suites in a
 #    private server of that version (test/matrix.sh), and on 18 the TAP
-#    tests too; 18 runs in the background from the install on, like step 4;
+#    tests too; 18 runs in the background from the start (after step 1);
 #    skipped, with a message, where the tarball is absent (a clone without
 #    ../shared),
 # 6. runs a short load test (test/load/run.sh -T 10: 8 writers, no lost key),
 # 7. replays the fuzzer's inputs (test/fuzz/run.sh --replay),
 # 8. runs test/citus/run.sh (a Citus coordinator and two workers from
 #    ../shared/pg/pg-18.tar.gz; skipped, with a message, without it), in
-#    the background from the install on, like the TAP tests,
+#    the background from the start (after step 1), like 18,
 # 9. prints "N passed, N failed" (one count per regression test, isolation
 #    spec, TAP script and Citus check, on every version, one for the load
 #    test and one for the fuzzer replay) and exits non-zero if anything
@@ -60,7 +60,7 @@ LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-tests.XXXXXX")
 # The major versions tested besides the distribution's (test/matrix.sh),
 # and those among them that run the TAP tests too: with the distribution's,
 # the oldest and the newest supported.  Those run in the background from the
-# install on (their TAP tests are the longest step of the suite).
+# start (their TAP tests are the longest step of the suite).
 MATRIX_MAJORS="16 18"
 MATRIX_TAP="18"
 
@@ -276,6 +276,29 @@ pg_major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 echo "using $("$PG_CONFIG" --version) via $PG_CONFIG"
 
 # ---------------------------------------------------------------------------
+# In the background from here on, each in its own copy of the tree, built
+# against its own server: the Citus cluster (three servers) and the versions
+# that run the TAP tests too.  The longest steps of the suite, they start
+# first.
+heading "Started in the background: Citus, and PostgreSQL ${MATRIX_TAP} with its TAP tests"
+echo "test/citus/run.sh started in the background; its results come before the TAP tests"
+set -m
+(
+	bash test/citus/run.sh >"$LOGDIR/citus.log" 2>&1 </dev/null
+	echo $? >"$LOGDIR/citus.rc"
+) &
+citus_pid=$!
+set +m
+for v in $matrix_versions; do
+	has_tap "$v" && [ -f "$matrix_dir/pg-$v.tar.gz" ] || continue
+	echo "PostgreSQL $v (test/matrix.sh --tap) started in the background; its results come before the TAP tests"
+	set -m
+	run_matrix "$v" >/dev/null &
+	matrix_pid[$v]=$!
+	set +m
+done
+
+# ---------------------------------------------------------------------------
 make_args=(PG_CONFIG="$PG_CONFIG")
 if [ "$strict" -eq 1 ]; then
 	make_args+=(PG_CFLAGS="-Werror${PG_CFLAGS:+ $PG_CFLAGS}")
@@ -302,24 +325,6 @@ if compgen -G "test/t/*.pl" >/dev/null; then
 	echo "TAP tests (test/t) started in the background; their results come last"
 	start_tap
 fi
-# the Citus cluster (its own three servers, its own copy of the tree) too
-echo "test/citus/run.sh started in the background; its results come before the TAP tests"
-set -m
-(
-	bash test/citus/run.sh >"$LOGDIR/citus.log" 2>&1 </dev/null
-	echo $? >"$LOGDIR/citus.rc"
-) &
-citus_pid=$!
-set +m
-# the versions that run the TAP tests too, from the install on
-for v in $matrix_versions; do
-	has_tap "$v" && [ -f "$matrix_dir/pg-$v.tar.gz" ] || continue
-	echo "PostgreSQL $v (test/matrix.sh --tap) started in the background; its results come before the TAP tests"
-	set -m
-	run_matrix "$v" >/dev/null &
-	matrix_pid[$v]=$!
-	set +m
-done
 
 # ---------------------------------------------------------------------------
 heading "Regression tests (pg_virtualenv make installcheck, PostgreSQL $pg_major)"
@@ -382,7 +387,7 @@ fi
 # ---------------------------------------------------------------------------
 # A real Citus cluster (coordinator and two workers) from the prebuilt
 # PostgreSQL 18 tarball next to the repository; it says "skipped" without it.
-heading "Citus (test/citus/run.sh, run in the background since the install)"
+heading "Citus (test/citus/run.sh, run in the background since the start)"
 wait "$citus_pid"
 citus_pid=
 cat "$LOGDIR/citus.log"
@@ -398,7 +403,7 @@ fi
 # ---------------------------------------------------------------------------
 for v in $matrix_versions; do
 	[ -n "${matrix_pid[$v]:-}" ] || continue
-	heading "Build (-Werror), regression and TAP tests on PostgreSQL $v (test/matrix.sh --tap, run in the background since the install)"
+	heading "Build (-Werror), regression and TAP tests on PostgreSQL $v (test/matrix.sh --tap, run in the background since the start)"
 	wait "${matrix_pid[$v]}"
 	unset "matrix_pid[$v]"
 	cat "$LOGDIR/matrix-$v.log"
