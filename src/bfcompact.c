@@ -238,7 +238,7 @@ bf_compact_budget(void)
 {
 	int			kb = maintenance_work_mem;
 
-#if PG_VERSION_NUM >= 180000
+#if PG_VERSION_NUM >= 170000
 	if (AmAutoVacuumWorkerProcess() && autovacuum_work_mem != -1)
 #else
 	if (IsAutoVacuumWorkerProcess() && autovacuum_work_mem != -1)
@@ -375,14 +375,19 @@ bf_truncate_allowed(Relation heap)
 {
 	StdRdOptions *options = (StdRdOptions *) heap->rd_options;
 
-#if PG_VERSION_NUM >= 180000
+#if PG_VERSION_NUM >= 190000
+	if (options == NULL || options->vacuum_truncate == PG_TERNARY_UNSET)
+		return vacuum_truncate;
+	return options->vacuum_truncate == PG_TERNARY_TRUE;
+#elif PG_VERSION_NUM >= 180000
 	if (options == NULL || !options->vacuum_truncate_set)
 		return vacuum_truncate;
+	return options->vacuum_truncate;
 #else
 	if (options == NULL)
 		return true;
-#endif
 	return options->vacuum_truncate;
+#endif
 }
 
 /*

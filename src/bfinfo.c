@@ -23,6 +23,7 @@
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
 
 #include "bfindex.h"
 

@@ -163,7 +163,12 @@ bf_parallel_scan(BfShared *shared, pg_atomic_uint32 *words, Relation heap,
 	p.leader = leader;
 	bf_key_type(index, &p.keytype, CurrentMemoryContext);
 	indexInfo->ii_Concurrent = shared->isconcurrent;
+#if PG_VERSION_NUM >= 190000
+	scan = table_beginscan_parallel(heap, ParallelTableScanFromBfShared(shared),
+									SO_NONE);
+#else
 	scan = table_beginscan_parallel(heap, ParallelTableScanFromBfShared(shared));
+#endif
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, leader,
 									   bf_parallel_callback, &p, scan);
 	pg_atomic_add_fetch_u64(&shared->tuples, p.tuples % BF_PROGRESS_EVERY);

@@ -34,6 +34,7 @@
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
+#include "utils/tuplestore.h"
 
 #include "bfindex.h"
 
