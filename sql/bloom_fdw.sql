@@ -26,9 +26,10 @@ CREATE USER MAPPING FOR CURRENT_USER SERVER loopback;
 CREATE USER MAPPING FOR CURRENT_USER SERVER loopback_plain;
 
 -- EXPLAIN (VERBOSE, COSTS OFF), with filter literals (base64) shortened and
--- an InitPlan's heading as PostgreSQL 17 and later print it: 15 and 16 add
+-- an InitPlan's heading as PostgreSQL 17 and 18 print it: 15 and 16 add
 -- the parameters it sets, "InitPlan 1 (returns $0)", which nothing here shows
--- (the Remote SQL names the parameter it sends, $1, on every version)
+-- (the Remote SQL names the parameter it sends, $1, on every version), and
+-- 19 names it for its kind, "InitPlan expr_1"
 CREATE FUNCTION pg_temp.explain(q text) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -36,6 +37,7 @@ DECLARE
 BEGIN
     FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || q LOOP
         line := regexp_replace(line, '^( *InitPlan [0-9]+) \(returns [$0-9, ]+\)$', '\1');
+        line := regexp_replace(line, '^( *InitPlan) [a-z]+_([0-9]+)$', '\1 \2');
         RETURN NEXT regexp_replace(line, '''[A-Za-z0-9+/]{40,}=*''', '''<filter>''', 'g');
     END LOOP;
 END

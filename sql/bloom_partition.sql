@@ -188,15 +188,17 @@ ANALYZE part_incoming, part_order_filters;
 -- the plan: a hash join of the incoming rows with the filters on the
 -- partition key, then the filter test, then the exact check.  PostgreSQL 17
 -- and later print the exact check (a hashed subplan) with the columns it
--- compares, "ANY ((i.region = (hashed SubPlan 2).col1) AND ...)"; it is
--- shown as 15 and 16 print it, "hashed SubPlan 2": what matters is its
--- place, after the filter test
+-- compares, "ANY ((i.region = (hashed SubPlan 2).col1) AND ...)", and 19
+-- names the subplan for its kind, "SubPlan exists_2"; it is shown as 15 and
+-- 16 print it, "hashed SubPlan 2": what matters is its place, after the
+-- filter test
 CREATE FUNCTION pg_temp.explain(q text) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 DECLARE
     line text;
 BEGIN
     FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        line := regexp_replace(line, 'SubPlan [a-z]+_([0-9]+)', 'SubPlan \1', 'g');
         RETURN NEXT regexp_replace(line,
             '\(ANY \(\(.*\(hashed (SubPlan [0-9]+)\)\.col[0-9]+\)\)\)', '(hashed \1)');
     END LOOP;

@@ -12,8 +12,11 @@ SELECT i, bloom_add(bloom_create(10), i % 3) FROM generate_series(1, 6) i;
 SELECT count(DISTINCT f) FROM refusals;
 SELECT i FROM refusals ORDER BY f;
 SELECT i FROM refusals ORDER BY f USING =;
+-- (tersely: 19 words the hint of a missing function or operator anew)
+\set VERBOSITY terse
 SELECT max(f) FROM refusals;
 SELECT count(*) FROM refusals a, refusals b WHERE a.f < b.f;
+\set VERBOSITY default
 -- no btree operator class at all
 SELECT count(*) AS btree_opclasses FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod
 WHERE c.opcintype = 'bloom'::regtype AND a.amname = 'btree';
