@@ -13,12 +13,12 @@
 #    (as postgres in a private copy of the tree when invoked as root), in
 #    the background beside steps 3 and 5-8 (they mostly wait for servers);
 #    their output is printed at the end,
-# 5. for PostgreSQL 16 and 18 (and any other pg-NN.tar.gz in MATRIX_DIR):
-#    builds with -Werror and runs the regression and isolation suites in a
-#    private server of that version (test/matrix.sh), and on 18 the TAP
-#    tests too; 18 runs in the background from the start (after step 1);
-#    skipped, with a message, where the tarball is absent (a clone without
-#    ../shared),
+# 5. for PostgreSQL 16, 17, 18 and 19 (and any other pg-NN.tar.gz in
+#    MATRIX_DIR): builds with -Werror and runs the regression and isolation
+#    suites in a private server of that version (test/matrix.sh), and on 17
+#    and 19 the TAP tests too; those two run in the background from the start
+#    (after step 1); skipped, with a message, where the tarball is absent (a
+#    clone without ../shared),
 # 6. runs a short load test (test/load/run.sh -T 10: 8 writers, no lost key),
 # 7. replays the fuzzer's inputs (test/fuzz/run.sh --replay),
 # 8. runs test/citus/run.sh (a Citus coordinator and two workers from
@@ -58,11 +58,15 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-tests.XXXXXX")
 
 # The major versions tested besides the distribution's (test/matrix.sh),
-# and those among them that run the TAP tests too: with the distribution's,
-# the oldest and the newest supported.  Those run in the background from the
-# start (their TAP tests are the longest step of the suite).
-MATRIX_MAJORS="16 18"
-MATRIX_TAP="18"
+# and those among them that run the TAP tests too.  With the distribution's
+# (15), the TAP tests run on 15, 17 and 19: every side of every version
+# guard in src/ (PG_VERSION_NUM at 160000, 170000, 180000 and 190000) is
+# taken by one of them (16 takes 15's side or 17's of each; 18 takes 19's
+# but for vacuum_truncate, which the regression suite covers, and Citus
+# runs on 18).  Those run in the background from the start (their TAP tests
+# are the longest step of the suite).
+MATRIX_MAJORS="16 17 18 19"
+MATRIX_TAP="17 19"
 
 passed=0
 failed=0
@@ -280,7 +284,7 @@ echo "using $("$PG_CONFIG" --version) via $PG_CONFIG"
 # against its own server: the Citus cluster (three servers) and the versions
 # that run the TAP tests too.  The longest steps of the suite, they start
 # first.
-heading "Started in the background: Citus, and PostgreSQL ${MATRIX_TAP} with its TAP tests"
+heading "Started in the background: Citus, and PostgreSQL ${MATRIX_TAP// / and } with their TAP tests"
 echo "test/citus/run.sh started in the background; its results come before the TAP tests"
 set -m
 (
