@@ -13,7 +13,10 @@
 #    clusters of its own) in the background; the tarballs carry no
 #    PostgreSQL::Test modules, so the distribution's drive their binaries
 #    (see the Makefile's TAP_PERL_DIR),
-# 4. initdb's a cluster, starts it on PORT (default 5870 + major),
+# 4. initdb's a cluster, starts it with fsync off (a throwaway cluster, as
+#    pg_regress's and the TAP tests' are) on PORT (default 5870 + major;
+#    it need not be free: the server listens on no TCP port, only on a
+#    socket in DIR, so runs on one port side by side do not meet),
 # 5. runs `make installcheck` (regression and isolation suites), with any
 #    MAKEVAR given (e.g. REGRESS=bloom_agg),
 # 6. stops the server; with --tap, waits for the TAP tests and prints their
@@ -41,7 +44,7 @@ while [ $# -gt 0 ]; do
 		--keep) keep=1; shift ;;
 		--tap) tap=1; shift ;;
 		*=*) makevars+=("$1"); shift ;;
-		-h | --help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-h | --help) sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) tarball=$1; shift ;;
 	esac
 done
@@ -125,7 +128,7 @@ as_user mkdir -p "$sock"
 # PGHOST in the server's environment: libpq inside a backend (postgres_fdw's
 # loopback server in bloom_fdw) finds the private socket, not /tmp's.
 as_user env PGHOST="$sock" "$pgdir/bin/pg_ctl" -D "$data" -w -l "$workdir/server.log" \
-	-o "-p $port -k $sock -c listen_addresses=''" start >/dev/null ||
+	-o "-p $port -k $sock -c listen_addresses='' -c fsync=off" start >/dev/null ||
 	{ echo "matrix.sh: server did not start (log: $workdir/server.log)" >&2; cat "$workdir/server.log" >&2; keep=1; exit 1; }
 
 as_user env PGHOST="$sock" PGPORT="$port" \
