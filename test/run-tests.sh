@@ -341,9 +341,17 @@ fi
 heading "Regression tests (pg_virtualenv make installcheck, PostgreSQL $pg_major)"
 rm -rf results regression.diffs regression.out output_iso
 # TAP tests run in their own step below (they need a non-root user).
-pg_virtualenv -t -v "$pg_major" make "${make_args[@]}" TAP_TESTS= installcheck 2>&1 |
-	tee "$LOGDIR/regress.log"
-rc=${PIPESTATUS[0]}
+# pg_virtualenv takes the first port no server listens on; another one
+# started on it in the meantime (a test run beside this one) leaves its
+# cluster unable to start: it tries again, on a port free by then.
+for attempt in 1 2 3; do
+	pg_virtualenv -t -v "$pg_major" make "${make_args[@]}" TAP_TESTS= installcheck 2>&1 |
+		tee "$LOGDIR/regress.log"
+	rc=${PIPESTATUS[0]}
+	[ "$rc" -ne 0 ] && grep -q '^Error: Port conflict' "$LOGDIR/regress.log" || break
+	echo "run-tests.sh: pg_virtualenv's port was taken before its cluster started; again"
+	sleep $((RANDOM % 5 + 1))
+done
 read -r p f < <(count_regress "$LOGDIR/regress.log")
 passed=$((passed + p))
 failed=$((failed + f))
