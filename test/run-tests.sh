@@ -11,19 +11,19 @@
 #    holds any, in a throwaway cluster: pg_virtualenv make installcheck,
 # 4. runs the TAP tests in test/t, if any, as an unprivileged user
 #    (as postgres in a private copy of the tree when invoked as root), in
-#    the background beside steps 3 and 5-8 (they mostly wait for servers);
-#    their output is printed at the end,
+#    the background beside steps 3 and 5-8 (they mostly wait for servers),
+#    two scripts at a time; their output comes last,
 # 5. for PostgreSQL 16, 17, 18 and 19 (and any other pg-NN.tar.gz in
 #    MATRIX_DIR): builds with -Werror and runs the regression and isolation
 #    suites in a private server of that version (test/matrix.sh), and on 17
-#    and 19 the TAP tests too; those two run in the background from the start
-#    (after step 1); skipped, with a message, where the tarball is absent (a
-#    clone without ../shared),
+#    and 19 the TAP tests too; 16, 17 and 19 run in the background from the
+#    start (after step 1), 18 after step 3; skipped, with a message, where
+#    the tarball is absent (a clone without ../shared),
 # 6. runs a short load test (test/load/run.sh -T 10: 8 writers, no lost key),
 # 7. replays the fuzzer's inputs (test/fuzz/run.sh --replay),
 # 8. runs test/citus/run.sh (a Citus coordinator and two workers from
 #    ../shared/pg/pg-18.tar.gz; skipped, with a message, without it), in
-#    the background from the start (after step 1), like 18,
+#    the background from the start (after step 1), like 16, 17 and 19,
 # 9. prints "N passed, N failed" (one count per regression test, isolation
 #    spec, TAP script and Citus check, on every version, one for the load
 #    test and one for the fuzzer replay) and exits non-zero if anything
@@ -65,13 +65,18 @@ LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-tests.XXXXXX")
 # taken by one of them (16 takes 15's side or 17's of each; 18 takes 19's
 # but for vacuum_truncate, which the regression suite covers, and Citus
 # runs on 18).  Those run in the background from the start (their TAP tests
-# are the longest step of the suite).
+# are the longest step of the suite), and so do those in MATRIX_BACKGROUND,
+# so that the steps after the install end about when they do.
 MATRIX_MAJORS="16 17 18 19"
 MATRIX_TAP="17 19"
+MATRIX_BACKGROUND="16"
 
 # Each version's TAP scripts run TAP_JOBS at a time (prove -j): they mostly
 # wait for their servers (starts, crashes, replication, VACUUM), so two at a
-# time take little more CPU than one and about half the time.
+# time take little more CPU than one and about half the time.  They run in
+# name order: with the slowest started first, the three versions'
+# 018_compaction ran side by side, beside 010_crash_recovery, and both
+# failed more often under load.
 TAP_JOBS=${TAP_JOBS:-2}
 export PROVE_FLAGS="-j$TAP_JOBS${PROVE_FLAGS:+ $PROVE_FLAGS}"
 
@@ -241,6 +246,13 @@ has_tap() {
 	return 1
 }
 
+# in_background V: whether version V runs in the background from the start
+in_background() {
+	has_tap "$1" && return 0
+	case " $MATRIX_BACKGROUND " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 # run_matrix V: test/matrix.sh for version V, its output also in
 # LOGDIR/matrix-V.log, its exit code in LOGDIR/matrix-V.rc
 run_matrix() {
@@ -291,7 +303,7 @@ echo "using $("$PG_CONFIG" --version) via $PG_CONFIG"
 # against its own server: the Citus cluster (three servers) and the versions
 # that run the TAP tests too.  The longest steps of the suite, they start
 # first.
-heading "Started in the background: Citus, and PostgreSQL ${MATRIX_TAP// / and } with their TAP tests"
+heading "Started in the background: Citus, PostgreSQL ${MATRIX_TAP// / and } with their TAP tests, PostgreSQL ${MATRIX_BACKGROUND// / and }"
 echo "test/citus/run.sh started in the background; its results come before the TAP tests"
 set -m
 (
@@ -301,8 +313,12 @@ set -m
 citus_pid=$!
 set +m
 for v in $matrix_versions; do
-	has_tap "$v" && [ -f "$matrix_dir/pg-$v.tar.gz" ] || continue
-	echo "PostgreSQL $v (test/matrix.sh --tap) started in the background; its results come before the TAP tests"
+	in_background "$v" && [ -f "$matrix_dir/pg-$v.tar.gz" ] || continue
+	if has_tap "$v"; then
+		echo "PostgreSQL $v (test/matrix.sh --tap) started in the background; its results come before the TAP tests"
+	else
+		echo "PostgreSQL $v (test/matrix.sh) started in the background; its results come before the TAP tests"
+	fi
 	set -m
 	run_matrix "$v" >/dev/null &
 	matrix_pid[$v]=$!
@@ -422,7 +438,11 @@ fi
 # ---------------------------------------------------------------------------
 for v in $matrix_versions; do
 	[ -n "${matrix_pid[$v]:-}" ] || continue
-	heading "Build (-Werror), regression and TAP tests on PostgreSQL $v (test/matrix.sh --tap, run in the background since the start)"
+	if has_tap "$v"; then
+		heading "Build (-Werror), regression and TAP tests on PostgreSQL $v (test/matrix.sh --tap, run in the background since the start)"
+	else
+		heading "Build (-Werror) and regression tests on PostgreSQL $v (test/matrix.sh, run in the background since the start)"
+	fi
 	wait "${matrix_pid[$v]}"
 	unset "matrix_pid[$v]"
 	cat "$LOGDIR/matrix-$v.log"
