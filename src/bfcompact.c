@@ -54,7 +54,11 @@
  */
 #include "postgres.h"
 
+#include "access/nbtxlog.h"
 #include "access/tableam.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xloginsert.h"
 #include "catalog/index.h"
 #include "catalog/storage.h"
 #include "commands/vacuum.h"
@@ -62,6 +66,7 @@
 #include "miscadmin.h"
 #include "postmaster/autovacuum.h"
 #include "storage/lmgr.h"
+#include "storage/procarray.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -144,10 +149,33 @@ bf_begin_op(BfMetaPageData *meta, void *arg)
 }
 
 /*
+ * The keys a compaction's layer is counted to hold from the moment it is
+ * named: the keys the compaction expects to set in it (its capacity less
+ * the headroom), so that inserts meanwhile find only the headroom free and
+ * grow the index past it, as they would a full layer.  A function of the
+ * layer alone: a compaction resumed after a crash finds it the same.
+ */
+static uint64
+bf_compact_reserved(const BfLayer *layer)
+{
+	return (uint64) ((double) layer->capacity / BF_COMPACT_HEADROOM);
+}
+
+/* The keys inserts added to a compaction's layer since it was named. */
+static uint64
+bf_compact_inserted(const BfLayer *layer)
+{
+	uint64		reserved = bf_compact_reserved(layer);
+
+	return layer->nkeys > reserved ? layer->nkeys - reserved : 0;
+}
+
+/*
  * Drop the replaced layers.  After a move the new one adds the count of the
  * layer it copied, as the metapage has it now (its own count has the inserts
- * since); after a compaction it counts at least a->layer.nkeys (the scan's
- * count includes most inserts since).
+ * since); after a compaction it counts the keys the scan set (a->layer.nkeys)
+ * and those inserts added since it was named (a key both set is counted
+ * twice: the layer grows a little early, never late).
  */
 static bool
 bf_end_op(BfMetaPageData *meta, void *arg)
@@ -159,11 +187,33 @@ bf_end_op(BfMetaPageData *meta, void *arg)
 	if (meta->op != a->op || l->id != a->layer.id)
 		elog(ERROR, "bloomfilter index changed under its grow lock");
 	l->nkeys = a->op == BF_OP_MOVE ? l->nkeys + meta->layers[0].nkeys :
-		Max(l->nkeys, a->layer.nkeys);
+		bf_compact_inserted(l) + a->layer.nkeys;
 	memmove(&meta->layers[0], &meta->layers[gone],
 			(meta->nlayers - gone) * sizeof(BfLayer));
 	meta->nlayers -= gone;
 	memset(&meta->layers[meta->nlayers], 0, gone * sizeof(BfLayer));
+	meta->replaced = 0;
+	meta->op = BF_OP_NONE;
+	meta->generation++;
+	return true;
+}
+
+/*
+ * Give up a compaction whose layer the table's keys would overfill: the old
+ * layers are live again, and the compaction's layer, which holds the keys
+ * inserted since it was named and none of the scan's, becomes one more
+ * layer, counted for those keys.  (A compaction sized anew replaces them
+ * all.)
+ */
+static bool
+bf_abandon_op(BfMetaPageData *meta, void *arg)
+{
+	BfOpArg    *a = (BfOpArg *) arg;
+	BfLayer    *l = &meta->layers[meta->replaced];
+
+	if (meta->op != BF_OP_COMPACT || l->id != a->layer.id)
+		elog(ERROR, "bloomfilter index changed under its grow lock");
+	l->nkeys = bf_compact_inserted(l);
 	meta->replaced = 0;
 	meta->op = BF_OP_NONE;
 	meta->generation++;
@@ -211,7 +261,7 @@ bf_begin(Relation index, uint16 op, uint64 capacity)
 		ok = bf_plan_layer(&meta, 0, capacity, &arg.layer);
 	if (ok)
 	{
-		arg.layer.nkeys = 0;
+		arg.layer.nkeys = op == BF_OP_COMPACT ? bf_compact_reserved(&arg.layer) : 0;
 		bf_write_layer(index, &arg.layer, NULL);
 		bf_update_meta(index, bf_begin_op, &arg);
 	}
@@ -219,8 +269,10 @@ bf_begin(Relation index, uint16 op, uint64 capacity)
 	return ok;
 }
 
+/* End (or, with bf_abandon_op, give up) the operation op of layer. */
 static void
-bf_end(Relation index, uint16 op, const BfLayer *layer, uint64 nkeys)
+bf_end(Relation index, uint16 op, const BfLayer *layer, uint64 nkeys,
+	   bool (*change) (BfMetaPageData *meta, void *arg))
 {
 	BfOpArg		arg;
 
@@ -228,9 +280,15 @@ bf_end(Relation index, uint16 op, const BfLayer *layer, uint64 nkeys)
 	arg.layer = *layer;
 	arg.layer.nkeys = nkeys;
 	LockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
-	bf_update_meta(index, bf_end_op, &arg);
+	bf_update_meta(index, change, &arg);
 	UnlockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
 }
+
+#if PG_VERSION_NUM >= 170000
+#define IsAutoVacuumWorkerProcessCompat() AmAutoVacuumWorkerProcess()
+#else
+#define IsAutoVacuumWorkerProcessCompat() IsAutoVacuumWorkerProcess()
+#endif
 
 /* The memory the new layer's bits may take at a time. */
 static Size
@@ -238,11 +296,7 @@ bf_compact_budget(void)
 {
 	int			kb = maintenance_work_mem;
 
-#if PG_VERSION_NUM >= 180000
-	if (AmAutoVacuumWorkerProcess() && autovacuum_work_mem != -1)
-#else
-	if (IsAutoVacuumWorkerProcess() && autovacuum_work_mem != -1)
-#endif
+	if (IsAutoVacuumWorkerProcessCompat() && autovacuum_work_mem != -1)
 		kb = autovacuum_work_mem;
 	return (Size) kb * 1024;
 }
@@ -250,12 +304,12 @@ bf_compact_budget(void)
 /*
  * Set the key of every tuple of the table whose key's block lies in [lo, hi)
  * of the layer, in bits (the blocks lo..hi-1); returns the keys that set
- * bits.
+ * bits.  Every tuple's key, in the part or not, goes into distinct if given.
  */
 static uint64
 bf_scan_part(Relation index, Relation heap, const BfMetaPageData *meta,
 			 const BfLayer *layer, uint64 lo, uint64 hi, uint8 *bits,
-			 BloomKeyType *kt)
+			 BloomKeyType *kt, BloomDistinct *distinct)
 {
 	IndexInfo  *ii = BuildIndexInfo(index);
 	EState	   *estate = CreateExecutorState();
@@ -290,6 +344,8 @@ bf_scan_part(Relation index, Relation heap, const BfMetaPageData *meta,
 		if (isnull[0])
 			continue;
 		h = bloom_key_hash(kt, values[0], meta->seed);
+		if (distinct)
+			bloom_distinct_add(distinct, h);
 		b = bloom_block_of(h, layer->nblocks);
 		if (b < lo || b >= hi)
 			continue;
@@ -308,15 +364,36 @@ bf_scan_part(Relation index, Relation heap, const BfMetaPageData *meta,
 	return added;
 }
 
-/* Steps 2 and 3: fill the new layer from the table. */
-static uint64
+/* The layer of id in meta, or NULL. */
+static const BfLayer *
+bf_layer_by_id(const BfMetaPageData *meta, uint32 id)
+{
+	for (uint32 i = 0; i < meta->nlayers; i++)
+		if (meta->layers[i].id == id)
+			return &meta->layers[i];
+	return NULL;
+}
+
+/*
+ * Steps 2 and 3: fill the new layer from the table; *added is the keys the
+ * scan set.  The layer was sized from VACUUM's count of live rows, which
+ * leaves out the rows of transactions in progress (a bulk load not yet
+ * committed) that the scan sets too.  So the first part's scan also counts
+ * the distinct keys it meets, and if those and the keys inserted since the
+ * layer was named would overfill it, nothing is written (unless
+ * must_fill): false, with *need the keys the layer must take.
+ */
+static bool
 bf_fill_from_table(Relation index, Relation heap, const BfMetaPageData *meta,
-				   const BfLayer *layer)
+				   const BfLayer *layer, bool must_fill, uint64 *added,
+				   double *need)
 {
 	BloomKeyType kt;
 	uint64		part = bf_compact_budget() / BLOOM_BLOCK_BYTES;
-	uint64		added = 0;
+	BloomDistinct *distinct = palloc0(sizeof(BloomDistinct));
 
+	*added = 0;
+	*need = 0;
 	bf_key_type(index, &kt, CurrentMemoryContext);
 	bf_check_family(index, meta, &kt);
 	/* whole pages per part, at least one */
@@ -326,12 +403,31 @@ bf_fill_from_table(Relation index, Relation heap, const BfMetaPageData *meta,
 		uint64		hi = Min(lo + part, layer->nblocks);
 		uint8	   *bits = palloc_extended((hi - lo) * BLOOM_BLOCK_BYTES,
 										   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		uint64		n = bf_scan_part(index, heap, meta, layer, lo, hi, bits,
+									 &kt, distinct);
 
-		added += bf_scan_part(index, heap, meta, layer, lo, hi, bits, &kt);
+		if (distinct)
+		{
+			BfMetaPageData now;
+			const BfLayer *l;
+
+			bf_read_meta(index, &now);
+			l = bf_layer_by_id(&now, layer->id);
+			*need = bloom_distinct_estimate(distinct) +
+				(l ? (double) bf_compact_inserted(l) : 0.0);
+			pfree(distinct);
+			distinct = NULL;
+			if (*need > (double) layer->capacity && !must_fill)
+			{
+				pfree(bits);
+				return false;
+			}
+		}
 		bf_or_layer(index, layer, lo, hi - lo, bits);
+		*added += n;
 		pfree(bits);
 	}
-	return added;
+	return true;
 }
 
 /* A move's copy: OR every page of the old layer into the new one. */
@@ -397,7 +493,14 @@ bf_truncate(Relation index, Relation heap)
 	BfMetaPageData meta;
 	BlockNumber end;
 
-	if (!bf_truncate_allowed(heap))
+	/*
+	 * A VACUUM that vacuums the table's indexes in parallel calls this in
+	 * parallel mode, where the ACCESS EXCLUSIVE lock, which is WAL-logged for
+	 * hot standbys, cannot get the transaction ID its record needs: the free
+	 * pages stay for layers to come, and a VACUUM that is not parallel
+	 * (autovacuum's are not) gives them back.
+	 */
+	if (IsInParallelMode() || !bf_truncate_allowed(heap))
 		return;
 	bf_read_meta(index, &meta);
 	if (bf_layers_end(&meta) >= RelationGetNumberOfBlocks(index))
@@ -412,40 +515,130 @@ bf_truncate(Relation index, Relation heap)
 }
 
 /*
+ * Before the replaced layers are dropped: a hot standby must cancel the
+ * queries whose snapshots may still see a row the compaction's scan judged
+ * dead to all (by the primary's horizon, which a standby without
+ * hot_standby_feedback does not hold back), since the new layer may lack its
+ * key.  As nbtree does when it removes index entries, a snapshot-conflict
+ * horizon is WAL-logged: every transaction ID before the horizon that held
+ * the table back when the scan ended.  An extension that is not preloaded
+ * cannot add a resource manager, and generic WAL carries no horizon, so the
+ * record is nbtree's XLOG_BTREE_REUSE_PAGE, whose replay does nothing but
+ * resolve that conflict (for the index's relation, in its database).
+ */
+static void
+bf_log_conflict(Relation index, Relation heap)
+{
+	xl_btree_reuse_page xlrec;
+	TransactionId horizon;
+	FullTransactionId next;
+	uint32		epoch;
+
+	if (!RelationNeedsWAL(index) || !XLogStandbyInfoActive())
+		return;
+	horizon = GetOldestNonRemovableTransactionId(heap);
+	if (!TransactionIdIsNormal(horizon))
+		return;
+	TransactionIdRetreat(horizon);
+	next = ReadNextFullTransactionId();
+	epoch = EpochFromFullTransactionId(next);
+	if (horizon > XidFromFullTransactionId(next))
+		epoch--;				/* from before the last wraparound */
+	memset(&xlrec, 0, sizeof(xlrec));
+#if PG_VERSION_NUM >= 160000
+	xlrec.locator = index->rd_locator;
+	xlrec.block = BF_METAPAGE_BLKNO;
+	xlrec.snapshotConflictHorizon = FullTransactionIdFromEpochAndXid(epoch, horizon);
+	xlrec.isCatalogRel = RelationIsAccessibleInLogicalDecoding(heap);
+#else
+	xlrec.node = index->rd_node;
+	xlrec.block = BF_METAPAGE_BLKNO;
+	xlrec.latestRemovedFullXid = FullTransactionIdFromEpochAndXid(epoch, horizon);
+#endif
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
+	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
+}
+
+/*
+ * Steps 2 to 4 of the compaction the metapage names: fill its layer from the
+ * table, then drop the layers it replaces.  A layer the table's keys would
+ * overfill is given up, and a compaction sized for them takes its place
+ * (once: keys that keep coming faster than a scan grow the index, and the
+ * next VACUUM compacts it again).
+ */
+static void
+bf_run_compaction(Relation index, Relation heap, BfMetaPageData *meta)
+{
+	for (int tries = 0;; tries++)
+	{
+		BfLayer		target = meta->layers[meta->replaced];
+		uint64		added;
+		double		need;
+
+		if (bf_fill_from_table(index, heap, meta, &target, tries > 0, &added,
+							   &need) || tries > 0)
+		{
+			bf_log_conflict(index, heap);
+			bf_end(index, BF_OP_COMPACT, &target, added, bf_end_op);
+			break;
+		}
+		bf_end(index, BF_OP_COMPACT, &target, 0, bf_abandon_op);
+		bf_read_meta(index, meta);
+		if (!bf_begin(index, BF_OP_COMPACT,
+					  (uint64) Min(need * BF_COMPACT_HEADROOM,
+								   (double) bloom_max_capacity(BF_LAYER_RATE(meta->rate, 0)))))
+			break;
+		bf_read_meta(index, meta);
+		if (meta->op != BF_OP_COMPACT)
+			break;
+	}
+	bf_read_meta(index, meta);
+}
+
+/*
  * Compact the index if it is due, finish an operation a crash or an error
  * cut off, move a lone layer down, and give free pages back.  The caller
  * (VACUUM) holds a lock on the table that keeps other compactions out.
+ *
+ * A compaction hashes the table's keys again: it records labels added to the
+ * key's enum first, as an insert would, and is skipped, with a message, when
+ * the keys no longer hash as the index's did (the enum was renamed, or a
+ * label): probes and inserts refuse such an index until a REINDEX, and
+ * VACUUM goes on.
  */
 void
 bf_compact(Relation index, Relation heap, double live_rows, bool live_rows_known)
 {
 	BfMetaPageData meta;
 	BloomKeyType kt;
+	BfKeysMatch match;
 
 	bf_read_meta(index, &meta);
-
-	/*
-	 * A compaction hashes the table's keys again, under the labels an enum
-	 * has now: it waits until the metapage records them (the next insert
-	 * does, when labels were only added; a rename needs a REINDEX).
-	 */
-	bf_key_type(index, &kt, CurrentMemoryContext);
-	if (kt.kind == KEY_ENUM && !bloom_labels_equal(&kt.oidlabels, &meta.labels))
+	while ((match = bf_keys_match(index, &meta, &kt)) == BF_KEYS_ADDED)
 	{
-		bf_truncate(index, heap);
-		return;
+		(void) bf_update_labels(index, &meta.labels, &kt.oidlabels);
+		bf_read_meta(index, &meta);
 	}
-	if (bf_compaction_due(&meta, live_rows, live_rows_known) &&
-		bf_begin(index, BF_OP_COMPACT,
-				 bf_compact_capacity(index, &meta, live_rows, live_rows_known)))
-		bf_read_meta(index, &meta);
-	if (meta.op == BF_OP_COMPACT)
+	if (match == BF_KEYS_CHANGED &&
+		(meta.op == BF_OP_COMPACT ||
+		 bf_compaction_due(&meta, live_rows, live_rows_known)))
+		ereport(IsAutoVacuumWorkerProcessCompat() ? LOG : WARNING,
+				errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				errmsg("bloomfilter index \"%s\" was not compacted: its keys no longer hash as they did",
+					   RelationGetRelationName(index)),
+				errdetail("The index holds keys of family \"%s\"; its column's keys are of family \"%s\" now, or a label of the enum was renamed.",
+						  bloom_family_display(meta.family),
+						  bloom_family_display(kt.family)),
+				errhint("Rebuild the index with REINDEX."));
+	else if (match == BF_KEYS_SAME)
 	{
-		BfLayer		target = meta.layers[meta.replaced];
-		uint64		added = bf_fill_from_table(index, heap, &meta, &target);
-
-		bf_end(index, BF_OP_COMPACT, &target, added);
-		bf_read_meta(index, &meta);
+		if (bf_compaction_due(&meta, live_rows, live_rows_known) &&
+			bf_begin(index, BF_OP_COMPACT,
+					 bf_compact_capacity(index, &meta, live_rows, live_rows_known)))
+			bf_read_meta(index, &meta);
+		if (meta.op == BF_OP_COMPACT)
+			bf_run_compaction(index, heap, &meta);
 	}
 	if (bf_move_due(&meta) && bf_begin(index, BF_OP_MOVE, 0))
 		bf_read_meta(index, &meta);
@@ -454,7 +647,7 @@ bf_compact(Relation index, Relation heap, double live_rows, bool live_rows_known
 		BfLayer		target = meta.layers[meta.replaced];
 
 		bf_copy_layer(index, &meta);
-		bf_end(index, BF_OP_MOVE, &target, 0);
+		bf_end(index, BF_OP_MOVE, &target, 0, bf_end_op);
 	}
 	bf_truncate(index, heap);
 }

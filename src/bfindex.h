@@ -251,6 +251,18 @@ extern bytea *bfoptions(Datum reloptions, bool validate);
 extern void bf_check_rate(double rate);
 extern void bf_check_family_meta(Relation index, const BfMetaPageData *meta,
 								 const BloomKeyType *kt);
+extern bool bf_update_labels(Relation index, const BloomLabels *seen,
+							 const BloomLabels *labels);
+
+typedef enum BfKeysMatch
+{
+	BF_KEYS_SAME,				/* the keys hash as the metapage says */
+	BF_KEYS_ADDED,				/* enum labels added since it recorded them */
+	BF_KEYS_CHANGED				/* they no longer hash as they did */
+} BfKeysMatch;
+
+extern BfKeysMatch bf_keys_match(Relation index, const BfMetaPageData *meta,
+								 BloomKeyType *kt);
 
 /* phases of CREATE INDEX (pg_stat_progress_create_index) */
 #define BF_PHASE_SCAN		2
@@ -281,6 +293,7 @@ extern void bfinsertcleanup(Relation index, struct IndexInfo *indexInfo);
 #endif
 extern void bf_flush_pending(Relation index);
 extern void bf_flush_all_pending(void);
+extern void bf_insert_init(void);
 
 /* bfcitus.c */
 extern bool bf_citus_index_contains(Relation index, Oid heapoid,

@@ -38,6 +38,8 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
+#include "executor/executor.h"
+#include "tcop/utility.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -58,6 +60,9 @@ typedef struct BfPending
 /* the transaction's pending hashes, by index (in TopTransactionContext) */
 static HTAB *bf_pending = NULL;
 static bool bf_xact_registered = false;
+
+static ExecutorStart_hook_type prev_ExecutorStart = NULL;
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
 static void bf_xact_callback(XactEvent event, void *arg);
 
@@ -230,7 +235,7 @@ bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
 typedef struct BfCountArg
 {
 	uint32		layer;			/* the layer's id */
-	uint32		count;			/* keys to add to its nkeys */
+	int64		count;			/* keys to add to its nkeys (or take back) */
 } BfCountArg;
 
 static bool
@@ -244,27 +249,79 @@ bf_add_count(BfMetaPageData *meta, void *arg)
 
 		if (l->id != a->layer)
 			continue;
-		l->nkeys += a->count;
+		if (a->count < 0 && (uint64) -a->count > l->nkeys)
+			l->nkeys = 0;
+		else
+			l->nkeys += a->count;
 		return true;
 	}
 	return false;				/* the layer is gone: nothing to count */
+}
+
+/* Add count keys to the nkeys of layer id in the metapage. */
+static void
+bf_count(Relation index, uint32 id, int64 count)
+{
+	BfCountArg	arg;
+
+	arg.layer = id;
+	arg.count = count;
+	bf_update_meta(index, bf_add_count, &arg);
 }
 
 /* Add the keys this backend counted to their layer's nkeys in the metapage. */
 static void
 bf_flush_count(Relation index, BfState *state)
 {
-	BfCountArg	arg;
+	uint32		count = state->count;
 
-	arg.layer = state->count_layer;
-	arg.count = state->count;
 	state->count = 0;
-	bf_update_meta(index, bf_add_count, &arg);
+	bf_count(index, state->count_layer, count);
+}
+
+/*
+ * A claim of room in the newest layer: what a batch of many keys takes
+ * before it sets them, so that the other writers see it taken.
+ */
+typedef struct BfClaimArg
+{
+	uint64		want;			/* keys to claim room for */
+	uint32		layer;			/* out: the newest layer's id, 0 if none */
+	uint64		claimed;		/* out: room claimed (0: the layer is full) */
+} BfClaimArg;
+
+static bool
+bf_claim_room(BfMetaPageData *meta, void *arg)
+{
+	BfClaimArg *a = (BfClaimArg *) arg;
+	BfLayer    *l;
+
+	a->layer = 0;
+	a->claimed = 0;
+	if (bf_live_layers(meta) == 0)
+		return false;
+	l = &meta->layers[meta->nlayers - 1];
+	a->layer = l->id;
+	if (l->nkeys >= l->capacity)
+		return false;
+	a->claimed = Min(a->want, l->capacity - l->nkeys);
+	l->nkeys += a->claimed;
+	return true;
 }
 
 /*
  * Set the hashes in the index: in slices that fit in the newest layer's
  * room, each under the metapage's share lock, growing between them.
+ *
+ * The room a slice takes must be seen as taken by the other writers, or
+ * several of them fill one layer many times over.  A slice of no more than a
+ * count batch takes the room the metapage shows less this backend's keys not
+ * yet counted, and counts its keys afterwards, a batch at a time: the others
+ * see it late by at most a batch each, within the rate's headroom.  A larger
+ * slice claims its room in the metapage first (bf_claim_room), and gives
+ * back what its keys, some of them there already, did not take.  When the
+ * newest layer is full, the writer grows the index; a layer that cannot
+ * grow (the index has as many layers as it may) takes the keys.
  */
 static void
 bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
@@ -272,23 +329,40 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 	bool	   *done = palloc(n * sizeof(bool));
 	BfSortKey  *keys = palloc(n * sizeof(BfSortKey));
 	uint32		off = 0;
-
-	bool		grown = false;
+	uint32		grow_tried = 0; /* the layer this backend tried to grow */
 
 	while (off < n)
 	{
 		BfState    *state = bf_get_state(index);
-		Buffer		metabuf = ReadBuffer(index, BF_METAPAGE_BLKNO);
+		uint32		left = n - off;
+		Buffer		metabuf;
 		BfMetaPageData *meta;
 		const BfLayer *newest;
+		BfClaimArg	claim = {0};
 		uint32		id;
-		uint32		batch;
 		uint32		slice;
 		uint32		oldest;
 		uint32		added;
 		uint64		nkeys;
-		double		room;
+		double		room = 0;
 
+		if (bf_live_layers(&state->meta) > 0 &&
+			left > bf_count_batch(&state->meta.layers[state->meta.nlayers - 1]))
+		{
+			if (state->count > 0)
+				bf_flush_count(index, state);
+			claim.want = left;
+			bf_update_meta(index, bf_claim_room, &claim);
+			if (claim.layer != 0 && claim.claimed == 0 &&
+				grow_tried != claim.layer)
+			{
+				grow_tried = claim.layer;
+				bf_grow(index, claim.layer);
+				continue;
+			}
+		}
+
+		metabuf = ReadBuffer(index, BF_METAPAGE_BLKNO);
 		LockBuffer(metabuf, BUFFER_LOCK_SHARE);
 		meta = BfPageGetMeta(BufferGetPage(metabuf));
 		if (meta->generation != state->meta.generation ||
@@ -313,26 +387,36 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 		}
 		newest = &meta->layers[meta->nlayers - 1];
 		id = newest->id;
-		batch = bf_count_batch(newest);
-		room = (double) newest->capacity - (double) nkeys -
-			(state->count_layer == id ? state->count : 0);
-		if (room < 1 && !grown)
+		if (claim.claimed > 0 && claim.layer != id)
 		{
-			/*
-			 * The newest layer holds its capacity and a key does not fit:
-			 * count what this backend added, and grow (or wait for whoever
-			 * grows it).
-			 */
+			/* a layer was added since the claim: claim room in it instead */
 			UnlockReleaseBuffer(metabuf);
-			if (state->count > 0)
-				bf_flush_count(index, state);
-			bf_grow(index, id);
-			grown = true;
+			bf_count(index, claim.layer, -(int64) claim.claimed);
 			continue;
 		}
-		/* (a layer that cannot grow, or one another backend grows, takes all) */
-		slice = room >= (double) (n - off) || room < 1 ? n - off : (uint32) room;
-		grown = false;
+		if (claim.claimed > 0)
+			slice = (uint32) claim.claimed;
+		else
+		{
+			room = (double) newest->capacity - (double) nkeys -
+				(state->count_layer == id ? state->count : 0);
+			if (room < 1 && grow_tried != id)
+			{
+				/*
+				 * The newest layer holds its capacity and a key does not fit:
+				 * count what this backend added, and grow (or wait for
+				 * whoever grows it).
+				 */
+				UnlockReleaseBuffer(metabuf);
+				if (state->count > 0)
+					bf_flush_count(index, state);
+				grow_tried = id;
+				bf_grow(index, id);
+				continue;
+			}
+			/* (a layer that cannot grow takes all) */
+			slice = room >= (double) left || room < 1 ? left : (uint32) room;
+		}
 
 		memset(done + off, 0, slice * sizeof(bool));
 		oldest = Max(meta->replaced, meta->nlayers - 1 > BF_OLDER_CHECKED ?
@@ -344,8 +428,16 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 		UnlockReleaseBuffer(metabuf);
 		off += slice;
 
-		if (added > 0)
+		if (claim.claimed > 0)
 		{
+			/* give back the room the keys already there did not take */
+			if (added < slice)
+				bf_count(index, id, -(int64) (slice - added));
+		}
+		else if (added > 0)
+		{
+			uint32		batch = bf_count_batch(newest);
+
 			if (state->count_layer != id && state->count > 0)
 				bf_flush_count(index, state);
 			state = bf_get_state(index);
@@ -466,6 +558,58 @@ bf_flush_all_pending(void)
 			relation_close(index, NoLock);
 		}
 	}
+}
+
+/*
+ * Before a query that starts parallel workers: a worker probes the index
+ * itself, and must find every key of the rows its snapshot shares with this
+ * backend, including those this backend still holds (a statement's AFTER
+ * trigger runs its queries before the statement's end sets them).  A query
+ * of this backend probes its own keys through bf_flush_pending.
+ */
+static void
+bf_ExecutorStart(QueryDesc *queryDesc, int eflags)
+{
+	if (bf_pending != NULL && queryDesc->plannedstmt->parallelModeNeeded &&
+		!IsInParallelMode())
+		bf_flush_all_pending();
+	if (prev_ExecutorStart)
+		prev_ExecutorStart(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
+/*
+ * Before any utility command but transaction control: a command may give an
+ * index a new OID and keep its file (an ALTER TABLE that changes a column's
+ * type without a rewrite does), after which hashes kept under the old OID
+ * would find no index to go into; it may drop, rebuild or move the index.
+ * Set them while the index is still the one they were hashed for.
+ */
+static void
+bf_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+				  bool readOnlyTree, ProcessUtilityContext context,
+				  ParamListInfo params, QueryEnvironment *queryEnv,
+				  DestReceiver *dest, QueryCompletion *qc)
+{
+	if (bf_pending != NULL && !IsA(pstmt->utilityStmt, TransactionStmt))
+		bf_flush_all_pending();
+	if (prev_ProcessUtility)
+		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+							params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+}
+
+/* Called once, from _PG_init. */
+void
+bf_insert_init(void)
+{
+	prev_ExecutorStart = ExecutorStart_hook;
+	ExecutorStart_hook = bf_ExecutorStart;
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = bf_ProcessUtility;
 }
 
 /*

@@ -1,0 +1,118 @@
+--
+-- bloom_index_maintenance: VACUUM (manual, parallel, FREEZE) never fails
+-- because of a bloomfilter index, whatever state the index is in, and what
+-- changes under an index (enum labels added, even by a transaction that
+-- rolls back) stops no write for a reason that changes no key's hash.
+--
+CREATE FUNCTION bfm_error(stmt text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE stmt;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE;
+END $$;
+
+--
+-- 1. An enum label added by a transaction that rolls back.  The index's
+-- label guard records only committed labels: keys of a label this
+-- transaction added cannot exist before it commits.
+--
+CREATE TYPE bfm_mood AS ENUM ('sad', 'ok');
+CREATE TABLE bfm_e (m bfm_mood);
+CREATE INDEX bfm_e_m ON bfm_e USING bloomfilter (m);
+INSERT INTO bfm_e VALUES ('sad');
+BEGIN;
+ALTER TYPE bfm_mood ADD VALUE 'happy';
+INSERT INTO bfm_e VALUES ('ok');
+ROLLBACK;
+-- a read of the index in such a transaction
+BEGIN;
+ALTER TYPE bfm_mood ADD VALUE 'glad';
+SELECT count(*) AS filters FROM bloom_index_filters('bfm_e_m');
+SELECT bloom_index_contains('bfm_e_m', 'sad'::bfm_mood) AS sad_found;
+ROLLBACK;
+-- inserts and probes go on
+INSERT INTO bfm_e VALUES ('ok');
+SELECT bloom_index_contains('bfm_e_m', 'ok'::bfm_mood) AS ok_found,
+	   bloom_index_verify('bfm_e_m') AS missing;
+-- a label added and committed is recorded before its keys go in, and a
+-- rename of it is refused, never answered "absent"
+ALTER TYPE bfm_mood ADD VALUE 'happy';
+INSERT INTO bfm_e VALUES ('happy');
+ALTER TYPE bfm_mood RENAME VALUE 'happy' TO 'joyful';
+SELECT bfm_error($$SELECT bloom_index_contains('bfm_e_m', 'joyful'::bfm_mood)$$) AS renamed;
+SELECT bfm_error($$INSERT INTO bfm_e VALUES ('sad')$$) AS insert_after_rename;
+DROP TABLE bfm_e;
+DROP TYPE bfm_mood;
+-- the labels of a type created in the same transaction as the index count
+BEGIN;
+CREATE TYPE bfm_new AS ENUM ('a');
+CREATE TABLE bfm_n (m bfm_new);
+CREATE INDEX bfm_n_m ON bfm_n USING bloomfilter (m);
+INSERT INTO bfm_n VALUES ('a');
+COMMIT;
+ALTER TYPE bfm_new RENAME VALUE 'a' TO 'z';
+SELECT bfm_error($$SELECT bloom_index_contains('bfm_n_m', 'z'::bfm_new)$$) AS renamed;
+DROP TABLE bfm_n;
+DROP TYPE bfm_new;
+
+--
+-- 2. VACUUM with the table's other indexes vacuumed in parallel.  The
+-- index's cleanup then runs in parallel mode, where its truncation's
+-- ACCESS EXCLUSIVE lock cannot be WAL-logged: the compaction is done, the
+-- free pages stay until a VACUUM that is not parallel.
+--
+CREATE TABLE bfm_p (k int, a int, b int) WITH (autovacuum_enabled = off);
+CREATE INDEX bfm_p_a ON bfm_p (a);
+CREATE INDEX bfm_p_b ON bfm_p (b);
+CREATE INDEX bfm_p_k ON bfm_p USING bloomfilter (k) WITH (capacity = 1000);
+INSERT INTO bfm_p SELECT g, g, g FROM generate_series(1, 20000) g;
+SELECT layers FROM bloom_index_info('bfm_p_k');
+SELECT relfrozenxid AS frozen_before FROM pg_class WHERE relname = 'bfm_p' \gset
+SET min_parallel_index_scan_size = 0;
+SET max_parallel_maintenance_workers = 2;
+VACUUM (FREEZE, PARALLEL 2) bfm_p;
+SELECT relfrozenxid::text <> :'frozen_before' AS frozen_advanced
+FROM pg_class WHERE relname = 'bfm_p';
+SELECT layers, advice LIKE '%pages are free%' AS pages_free,
+	   bloom_index_verify('bfm_p_k') AS missing
+FROM bloom_index_info('bfm_p_k');
+-- more layers, compacted by a parallel VACUUM again
+INSERT INTO bfm_p SELECT g, g, g FROM generate_series(20001, 60000) g;
+VACUUM (PARALLEL 2) bfm_p;
+SELECT layers, bloom_index_verify('bfm_p_k') AS missing FROM bloom_index_info('bfm_p_k');
+-- a VACUUM that is not parallel gives the pages back
+VACUUM (PARALLEL 0) bfm_p;
+SELECT layers, advice IS NULL AS in_shape FROM bloom_index_info('bfm_p_k');
+RESET min_parallel_index_scan_size;
+RESET max_parallel_maintenance_workers;
+DROP TABLE bfm_p;
+
+--
+-- 3. VACUUM after the key's enum type is renamed: the index's keys were
+-- hashed under the old name (the family), so probes and inserts are refused
+-- until a REINDEX; VACUUM goes on without compacting it, and says so.
+--
+DO $$
+BEGIN
+	EXECUTE 'CREATE TYPE bfm_many AS ENUM (' ||
+		(SELECT string_agg(quote_literal('l' || g), ', ') FROM generate_series(1, 3000) g) || ')';
+END $$;
+CREATE TABLE bfm_c (c bfm_many) WITH (autovacuum_enabled = off);
+CREATE INDEX bfm_c_c ON bfm_c USING bloomfilter (c) WITH (capacity = 1000);
+INSERT INTO bfm_c SELECT ('l' || g)::bfm_many FROM generate_series(1, 3000) g;
+SELECT layers > 1 AS several_layers FROM bloom_index_info('bfm_c_c');
+ALTER TYPE bfm_many RENAME TO bfm_many2;
+VACUUM bfm_c;
+VACUUM (FREEZE) bfm_c;
+SELECT layers > 1 AS still_several_layers,
+	   advice LIKE 'Its keys no longer hash as they did%REINDEX.' AS advice_reindex
+FROM bloom_index_info('bfm_c_c');
+SELECT bfm_error($$SELECT bloom_index_contains('bfm_c_c', 'l1'::bfm_many2)$$) AS probe;
+REINDEX INDEX bfm_c_c;
+VACUUM bfm_c;
+SELECT layers, advice IS NULL AS in_shape, bloom_index_verify('bfm_c_c') AS missing
+FROM bloom_index_info('bfm_c_c');
+DROP TABLE bfm_c;
+DROP TYPE bfm_many2;
+DROP FUNCTION bfm_error(text);
