@@ -90,17 +90,24 @@ bf_held_keys(const BfMetaPageData *meta, double live_rows, bool live_rows_known)
 /*
  * Is a compaction worth a scan of the table: more than one live layer (each
  * probe reads a page of each, and the deeper layers cost more bits per key
- * than one layer for all the keys), or one holding more than twice the keys
- * the table's rows can (the rest are keys of deleted rows: a compaction
- * drops them and makes the layer smaller)?
+ * than one layer for all the keys), one that took more keys than its
+ * capacity and the lag of the counts explain (its rate is past what it
+ * promised: a layer that could not grow), or one holding more than twice
+ * the keys the table's rows can (the rest are keys of deleted rows: a
+ * compaction drops them and makes the layer smaller)?
  */
+#define BF_OVERFULL			1.1
+
 bool
 bf_compaction_due(const BfMetaPageData *meta, double live_rows,
 				  bool live_rows_known)
 {
+	const BfLayer *last = &meta->layers[meta->nlayers - 1];
+
 	if (meta->op != BF_OP_NONE || bf_live_layers(meta) == 0)
 		return false;
-	if (bf_live_layers(meta) > 1)
+	if (bf_live_layers(meta) > 1 ||
+		(double) last->nkeys > BF_OVERFULL * (double) last->capacity)
 		return true;
 	return live_rows_known && live_rows >= 0 &&
 		(double) bf_live_keys(meta) > 2 * live_rows + BF_MIN_CAPACITY;
@@ -364,36 +371,28 @@ bf_scan_part(Relation index, Relation heap, const BfMetaPageData *meta,
 	return added;
 }
 
-/* The layer of id in meta, or NULL. */
-static const BfLayer *
-bf_layer_by_id(const BfMetaPageData *meta, uint32 id)
-{
-	for (uint32 i = 0; i < meta->nlayers; i++)
-		if (meta->layers[i].id == id)
-			return &meta->layers[i];
-	return NULL;
-}
-
 /*
  * Steps 2 and 3: fill the new layer from the table; *added is the keys the
- * scan set.  The layer was sized from VACUUM's count of live rows, which
- * leaves out the rows of transactions in progress (a bulk load not yet
- * committed) that the scan sets too.  So the first part's scan also counts
- * the distinct keys it meets, and if those and the keys inserted since the
- * layer was named would overfill it, nothing is written (unless
- * must_fill): false, with *need the keys the layer must take.
+ * scan set in it, *seen the distinct keys the scan met.  The layer was sized
+ * from VACUUM's count of live rows, which leaves out the rows of
+ * transactions in progress (a bulk load not yet committed) that the scan
+ * sets too.  So the first part's scan also counts the distinct keys it
+ * meets, and if those and the keys inserted into the layer since it was
+ * named would overfill it, nothing is written (unless must_fill): false,
+ * with *need the keys a compaction begun now must take (those, and the keys
+ * inserted into the layers grown after it).
  */
 static bool
 bf_fill_from_table(Relation index, Relation heap, const BfMetaPageData *meta,
 				   const BfLayer *layer, bool must_fill, uint64 *added,
-				   double *need)
+				   double *seen, double *need)
 {
 	BloomKeyType kt;
 	uint64		part = bf_compact_budget() / BLOOM_BLOCK_BYTES;
 	BloomDistinct *distinct = palloc0(sizeof(BloomDistinct));
 
 	*added = 0;
-	*need = 0;
+	*seen = *need = 0;
 	bf_key_type(index, &kt, CurrentMemoryContext);
 	bf_check_family(index, meta, &kt);
 	/* whole pages per part, at least one */
@@ -409,15 +408,26 @@ bf_fill_from_table(Relation index, Relation heap, const BfMetaPageData *meta,
 		if (distinct)
 		{
 			BfMetaPageData now;
-			const BfLayer *l;
+			double		mine = 0;
+			double		later = 0;
+			bool		after = false;
 
-			bf_read_meta(index, &now);
-			l = bf_layer_by_id(&now, layer->id);
-			*need = bloom_distinct_estimate(distinct) +
-				(l ? (double) bf_compact_inserted(l) : 0.0);
+			*seen = bloom_distinct_estimate(distinct);
 			pfree(distinct);
 			distinct = NULL;
-			if (*need > (double) layer->capacity && !must_fill)
+			bf_read_meta(index, &now);
+			for (uint32 i = 0; i < now.nlayers; i++)
+			{
+				if (now.layers[i].id == layer->id)
+				{
+					mine = (double) bf_compact_inserted(&now.layers[i]);
+					after = true;
+				}
+				else if (after)
+					later += (double) now.layers[i].nkeys;
+			}
+			*need = *seen + mine + later;
+			if (*seen + mine > (double) layer->capacity && !must_fill)
 			{
 				pfree(bits);
 				return false;
@@ -560,27 +570,35 @@ bf_log_conflict(Relation index, Relation heap)
 	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
 }
 
+/* attempts at a compaction whose layer the table's keys would overfill */
+#define BF_COMPACT_TRIES	3
+
 /*
  * Steps 2 to 4 of the compaction the metapage names: fill its layer from the
  * table, then drop the layers it replaces.  A layer the table's keys would
- * overfill is given up, and a compaction sized for them takes its place
- * (once: keys that keep coming faster than a scan grow the index, and the
- * next VACUUM compacts it again).
+ * overfill is given up, and a compaction sized for them takes its place (a
+ * few times at most: keys that keep coming faster than a scan grow the
+ * index, and the next VACUUM compacts it again).  The layer counts the keys
+ * its scan met, whichever is more of those and those that set bits (which
+ * an overfilled layer undercounts), so that a layer past its capacity is
+ * seen as such.
  */
 static void
 bf_run_compaction(Relation index, Relation heap, BfMetaPageData *meta)
 {
-	for (int tries = 0;; tries++)
+	for (int tries = 1;; tries++)
 	{
 		BfLayer		target = meta->layers[meta->replaced];
 		uint64		added;
+		double		seen;
 		double		need;
 
-		if (bf_fill_from_table(index, heap, meta, &target, tries > 0, &added,
-							   &need) || tries > 0)
+		if (bf_fill_from_table(index, heap, meta, &target,
+							   tries >= BF_COMPACT_TRIES, &added, &seen, &need))
 		{
 			bf_log_conflict(index, heap);
-			bf_end(index, BF_OP_COMPACT, &target, added, bf_end_op);
+			bf_end(index, BF_OP_COMPACT, &target, Max(added, (uint64) seen),
+				   bf_end_op);
 			break;
 		}
 		bf_end(index, BF_OP_COMPACT, &target, 0, bf_abandon_op);
