@@ -13,6 +13,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -27,23 +29,26 @@
 #include "bfindex.h"
 
 /*
- * Bits set in a layer, and the false-positive rate its bits give now
- * (bloom_fill_stats, page by page); false if meta is out of date
+ * Bits set in a layer, and the false-positive rate its bits give now: a key
+ * never added falls in a block (each about as likely) and finds its k bits
+ * set there with probability (c / 512)^k, c the block's bits set (as
+ * bloom_fill_stats reads a value's bits); false if meta is out of date
  * (bf_read_page).
  */
 static bool
 bf_layer_fill(Relation index, const BfMetaPageData *meta, const BfLayer *layer,
 			  uint64 *bits_set, double *fpr)
 {
+	double		hit[BLOOM_BLOCK_BITS + 1];
 	double		sum = 0.0;
 
+	for (int c = 0; c <= BLOOM_BLOCK_BITS; c++)
+		hit[c] = pow((double) c / BLOOM_BLOCK_BITS, (double) layer->k);
 	*bits_set = 0;
 	for (BlockNumber p = 0; p < layer->npages; p++)
 	{
 		Buffer		buf;
 		Page		page;
-		uint64		set;
-		double		rate;
 		uint32		n;
 
 		CHECK_FOR_INTERRUPTS();
@@ -52,10 +57,15 @@ bf_layer_fill(Relation index, const BfMetaPageData *meta, const BfLayer *layer,
 			return false;
 		page = BufferGetPage(buf);
 		n = BfPageGetHeader(page)->nblocks;
-		bloom_fill_stats(BfPageGetBits(page), n, (int) layer->k, &set, &rate);
+		for (uint32 b = 0; b < n; b++)
+		{
+			uint64		c = bloom_popcount(BfPageGetBits(page) + (size_t) b * BLOOM_BLOCK_BYTES,
+										   BLOOM_BLOCK_BYTES);
+
+			*bits_set += c;
+			sum += hit[c];
+		}
 		UnlockReleaseBuffer(buf);
-		*bits_set += set;
-		sum += rate * n;
 	}
 	*fpr = sum / (double) layer->nblocks;
 	return true;

@@ -9,13 +9,17 @@
  * When the hashes are set.  An insert only hashes its key and keeps the
  * hash, in memory of its transaction.  They are set when a batch is full,
  * at the end of the statement (aminsertcleanup, PostgreSQL 17 and later),
- * before this backend probes the index, and in any case before its
- * transaction commits or prepares (a pre-commit callback): so every key of a
- * committed row is in the index before the commit is, and a transaction
- * finds its own earlier statements' keys.  A batch sets many keys of a page
- * under one lock and one WAL record, in the order of the pages: a bulk load
- * does a fraction of the buffer lookups, locks and WAL of one key at a time.
- * A transaction that aborts drops its hashes, which no row needs.
+ * before this backend probes the index, before any utility command (which
+ * may give the index a new OID on its old file, or new storage), before a
+ * query that starts parallel workers (which probe the index themselves,
+ * from a statement's AFTER trigger too), and in any case before its
+ * transaction commits or prepares (a pre-commit callback): so every key of
+ * a committed row is in the index before the commit is, and every probe, in
+ * any process, finds every key of a row its snapshot sees.  A batch sets
+ * many keys of a page under one lock and one WAL record, in the order of the
+ * pages: a bulk load does a fraction of the buffer lookups, locks and WAL of
+ * one key at a time.  A transaction that aborts drops its hashes, which no
+ * row needs.
  *
  * Setting hashes holds the metapage's share lock from the moment it reads
  * which layer is the newest until the bits are set.  What changes the list
