@@ -314,6 +314,68 @@ bf_claim_room(BfMetaPageData *meta, void *arg)
 }
 
 /*
+ * Pin and share-lock the metapage, for setting keys: the backend's copy of
+ * it is refreshed (and checked) when the list of layers changed; *nkeys is
+ * the newest layer's count, which changes without a new generation.
+ */
+static Buffer
+bf_lock_meta(Relation index, BfState *state, uint64 *nkeys)
+{
+	Buffer		metabuf = ReadBuffer(index, BF_METAPAGE_BLKNO);
+	BfMetaPageData *meta;
+
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+	meta = BfPageGetMeta(BufferGetPage(metabuf));
+	if (meta->generation != state->meta.generation ||
+		meta->magic != state->meta.magic)
+	{
+		BfMetaPageData copy;
+
+		memcpy(&copy, meta, sizeof(copy));
+		bf_check_meta(index, &copy);
+		bf_check_family_meta(index, &copy, &state->keytype);
+		state->meta = copy;
+	}
+	*nkeys = meta->nlayers > 0 ? meta->layers[meta->nlayers - 1].nkeys : 0;
+	return metabuf;
+}
+
+/*
+ * Set a slice of hashes in the newest layer of meta, less those the older
+ * layers an insert looks in report: returns the keys that set bits.
+ */
+static uint32
+bf_set_slice(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
+			 bool *done, uint32 n, BfSortKey *keys)
+{
+	uint32		oldest = Max(meta->replaced, meta->nlayers - 1 > BF_OLDER_CHECKED ?
+							 meta->nlayers - 1 - BF_OLDER_CHECKED : 0);
+
+	memset(done, 0, n * sizeof(bool));
+	for (uint32 i = meta->nlayers - 1; i > oldest; i--)
+		bf_mark_present(index, meta, &meta->layers[i - 1], hashes, done, n, keys);
+	return bf_set_newest(index, meta, hashes, done, n, keys);
+}
+
+/*
+ * Count keys this backend added to layer id, to be added to its nkeys a
+ * batch at a time (at once when now: a full layer is counted at once, and
+ * others then grow it).
+ */
+static void
+bf_count_later(Relation index, BfState *state, uint32 id, uint32 added,
+			   uint32 batch, bool now)
+{
+	if (state->count_layer != id && state->count > 0)
+		bf_flush_count(index, state);
+	state = bf_get_state(index);
+	state->count_layer = id;
+	state->count += added;
+	if (state->count >= batch || now)
+		bf_flush_count(index, state);
+}
+
+/*
  * Set the hashes in the index: in slices that fit in the newest layer's
  * room, each under the metapage's share lock, growing between them.
  *
@@ -340,12 +402,10 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 		BfState    *state = bf_get_state(index);
 		uint32		left = n - off;
 		Buffer		metabuf;
-		BfMetaPageData *meta;
 		const BfLayer *newest;
 		BfClaimArg	claim = {0};
 		uint32		id;
 		uint32		slice;
-		uint32		oldest;
 		uint32		added;
 		uint64		nkeys;
 		double		room = 0;
@@ -366,30 +426,15 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 			}
 		}
 
-		metabuf = ReadBuffer(index, BF_METAPAGE_BLKNO);
-		LockBuffer(metabuf, BUFFER_LOCK_SHARE);
-		meta = BfPageGetMeta(BufferGetPage(metabuf));
-		if (meta->generation != state->meta.generation ||
-			meta->magic != state->meta.magic)
-		{
-			BfMetaPageData copy;
-
-			memcpy(&copy, meta, sizeof(copy));
-			bf_check_meta(index, &copy);
-			bf_check_family_meta(index, &copy, &state->keytype);
-			state->meta = copy;
-		}
-		/* (the layers are the copy's; counts change without a new generation) */
-		nkeys = meta->nlayers > 0 ? meta->layers[meta->nlayers - 1].nkeys : 0;
-		meta = &state->meta;
-		if (bf_live_layers(meta) == 0)
+		metabuf = bf_lock_meta(index, state, &nkeys);
+		if (bf_live_layers(&state->meta) == 0)
 		{
 			/* an unlogged index after a crash: its init fork has no layer */
 			UnlockReleaseBuffer(metabuf);
 			bf_grow(index, 0);
 			continue;
 		}
-		newest = &meta->layers[meta->nlayers - 1];
+		newest = &state->meta.layers[state->meta.nlayers - 1];
 		id = newest->id;
 		if (claim.claimed > 0 && claim.layer != id)
 		{
@@ -422,13 +467,8 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 			slice = room >= (double) left || room < 1 ? left : (uint32) room;
 		}
 
-		memset(done + off, 0, slice * sizeof(bool));
-		oldest = Max(meta->replaced, meta->nlayers - 1 > BF_OLDER_CHECKED ?
-					 meta->nlayers - 1 - BF_OLDER_CHECKED : 0);
-		for (uint32 i = meta->nlayers - 1; i > oldest; i--)
-			bf_mark_present(index, meta, &meta->layers[i - 1], hashes + off,
-							done + off, slice, keys);
-		added = bf_set_newest(index, meta, hashes + off, done + off, slice, keys);
+		added = bf_set_slice(index, &state->meta, hashes + off, done + off,
+							 slice, keys);
 		UnlockReleaseBuffer(metabuf);
 		off += slice;
 
@@ -439,18 +479,8 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 				bf_count(index, id, -(int64) (slice - added));
 		}
 		else if (added > 0)
-		{
-			uint32		batch = bf_count_batch(newest);
-
-			if (state->count_layer != id && state->count > 0)
-				bf_flush_count(index, state);
-			state = bf_get_state(index);
-			state->count_layer = id;
-			state->count += added;
-			/* (a full layer is counted at once: others then grow it) */
-			if (state->count >= batch || (double) added >= room)
-				bf_flush_count(index, state);
-		}
+			bf_count_later(index, state, id, added, bf_count_batch(newest),
+						   (double) added >= room);
 	}
 	pfree(done);
 	pfree(keys);
