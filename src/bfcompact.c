@@ -14,7 +14,10 @@
  *    newest (op BF_OP_COMPACT; replaced = the old layers).  Inserts hold the
  *    share lock for all of their work (bfinsert.c), so every insert from then
  *    on sets its key's bits in the new layer (and takes no old layer's bits
- *    as proof that a key is there), and every insert before it is done.
+ *    as proof that a key is there), and every insert before it is done.  The
+ *    layer is counted from the start as holding the keys the compaction
+ *    will set (bf_compact_reserved), so that inserts meanwhile find only its
+ *    headroom free, and grow the index past it.
  * 2. The table is scanned with a non-vacuumable snapshot: every tuple some
  *    snapshot may still see (live, recently dead, or inserted or deleted by
  *    a transaction in progress) has its key's bits set in the new layer (a
@@ -23,10 +26,16 @@
  *    its heap tuple was written, so the scan, which starts after step 1,
  *    finds that tuple, or no snapshot can see it any more.  (A tuple dead
  *    to all is skipped, as CREATE INDEX skips it: its TOASTed values may be
- *    gone already.)
+ *    gone already.)  The first scan counts the distinct keys it meets: if
+ *    they would overfill the layer (VACUUM sized it from the live rows,
+ *    which leave out the rows of transactions in progress), the compaction
+ *    is given up before it writes anything, the old layers become live
+ *    again, and one sized for the keys met begins.
  * 3. The scan's bits are ORed into the new layer's pages, keeping what
  *    inserts set there meanwhile, each page WAL-logged whole.
- * 4. Under the exclusive lock again the old layers are dropped (op NONE):
+ * 4. A snapshot-conflict horizon is WAL-logged for hot standbys (the scan
+ *    judged "dead to all" by this server's horizon: bf_log_conflict), then,
+ *    under the exclusive lock again, the old layers are dropped (op NONE):
  *    the new layer holds every key they held that a snapshot can still see.
  *
  * Probes test every named layer throughout.  One that read the metapage
