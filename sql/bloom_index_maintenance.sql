@@ -44,6 +44,28 @@ SELECT bfm_error($$SELECT bloom_index_contains('bfm_e_m', 'joyful'::bfm_mood)$$)
 SELECT bfm_error($$INSERT INTO bfm_e VALUES ('sad')$$) AS insert_after_rename;
 DROP TABLE bfm_e;
 DROP TYPE bfm_mood;
+-- many labels added at once (a migration): inserts and probes go on
+DO $$
+BEGIN
+	EXECUTE 'CREATE TYPE bfm_big AS ENUM (' ||
+		(SELECT string_agg(quote_literal('b' || g), ', ') FROM generate_series(1, 50) g) || ')';
+END $$;
+CREATE TABLE bfm_b (m bfm_big);
+CREATE INDEX bfm_b_m ON bfm_b USING bloomfilter (m);
+INSERT INTO bfm_b SELECT unnest(enum_range(NULL::bfm_big));
+BEGIN;
+DO $$
+BEGIN
+	FOR i IN 51 .. 60 LOOP
+		EXECUTE format('ALTER TYPE bfm_big ADD VALUE %L', 'b' || i);
+	END LOOP;
+END $$;
+COMMIT;
+INSERT INTO bfm_b VALUES ('b55');
+SELECT bloom_index_contains('bfm_b_m', 'b55'::bfm_big) AS b55_found,
+	   bloom_index_verify('bfm_b_m') AS missing;
+DROP TABLE bfm_b;
+DROP TYPE bfm_big;
 -- the labels of a type created in the same transaction as the index count
 BEGIN;
 CREATE TYPE bfm_new AS ENUM ('a');
@@ -115,4 +137,40 @@ SELECT layers, advice IS NULL AS in_shape, bloom_index_verify('bfm_c_c') AS miss
 FROM bloom_index_info('bfm_c_c');
 DROP TABLE bfm_c;
 DROP TYPE bfm_many2;
+
+--
+-- 4. An index expression that fails in VACUUM (here: when a setting of the
+-- VACUUM's session says so; in the field: a function that depends on the
+-- search_path, or that fails on some row).  The compaction's scan evaluates
+-- it on every row (a btree's VACUUM never does): the failure is caught, the
+-- compaction given up with a warning, the index keeps its layers, and
+-- VACUUM goes on.  In parallel mode, where a failure could not be caught,
+-- an index on an expression is not compacted at all.
+--
+CREATE FUNCTION bfm_key(k int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+	IF current_setting('bfm.fail', true) = 'on' THEN
+		RAISE EXCEPTION 'bfm_key cannot hash %', k;
+	END IF;
+	RETURN k;
+END $$;
+CREATE TABLE bfm_x (k int, a int, b int) WITH (autovacuum_enabled = off);
+CREATE INDEX bfm_x_a ON bfm_x (a);
+CREATE INDEX bfm_x_b ON bfm_x (b);
+CREATE INDEX bfm_x_k ON bfm_x USING bloomfilter (bfm_key(k)) WITH (capacity = 1000);
+INSERT INTO bfm_x SELECT g, g, g FROM generate_series(1, 5000) g;
+SET bfm.fail = on;
+SELECT relfrozenxid AS frozen_before FROM pg_class WHERE relname = 'bfm_x' \gset
+VACUUM (FREEZE, PARALLEL 0) bfm_x;
+SELECT relfrozenxid::text <> :'frozen_before' AS frozen_advanced
+FROM pg_class WHERE relname = 'bfm_x';
+SELECT layers > 1 AS still_several_layers FROM bloom_index_info('bfm_x_k');
+SET min_parallel_index_scan_size = 0;
+VACUUM (PARALLEL 2) bfm_x;
+RESET min_parallel_index_scan_size;
+RESET bfm.fail;
+VACUUM (PARALLEL 0) bfm_x;
+SELECT layers, bloom_index_verify('bfm_x_k') AS missing FROM bloom_index_info('bfm_x_k');
+DROP TABLE bfm_x;
+DROP FUNCTION bfm_key(int);
 DROP FUNCTION bfm_error(text);

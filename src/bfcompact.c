@@ -63,6 +63,7 @@
  */
 #include "postgres.h"
 
+#include "access/heapam.h"
 #include "access/nbtxlog.h"
 #include "access/tableam.h"
 #include "access/transam.h"
@@ -145,6 +146,7 @@ typedef struct BfOpArg
 {
 	uint16		op;
 	BfLayer		layer;			/* begin: the new layer; end: its nkeys */
+	uint64		seen;			/* end of a compaction: the keys its scan met */
 } BfOpArg;
 
 /* Name the new layer as the newest; the others are being replaced. */
@@ -187,11 +189,13 @@ bf_compact_inserted(const BfLayer *layer)
 }
 
 /*
- * Drop the replaced layers.  After a move the new one adds the count of the
- * layer it copied, as the metapage has it now (its own count has the inserts
- * since); after a compaction it counts the keys the scan set (a->layer.nkeys)
- * and those inserts added since it was named (a key both set is counted
- * twice: the layer grows a little early, never late).
+ * Drop the replaced layers.  A move's copy was named counting the keys of
+ * the layer it copies, and counts the inserts since.  A compaction's layer
+ * counts the keys the scan set, or met if more (a->layer.nkeys), and those
+ * inserted since it was named: its count less what it was counted to hold
+ * meanwhile, the larger of its reservation and the keys the scan met
+ * (bf_fill_fits raised it to those).  A key both set is counted twice: the
+ * layer grows a little early, never late.
  */
 static bool
 bf_end_op(BfMetaPageData *meta, void *arg)
@@ -202,8 +206,12 @@ bf_end_op(BfMetaPageData *meta, void *arg)
 
 	if (meta->op != a->op || l->id != a->layer.id)
 		elog(ERROR, "bloomfilter index changed under its grow lock");
-	l->nkeys = a->op == BF_OP_MOVE ? l->nkeys + meta->layers[0].nkeys :
-		bf_compact_inserted(l) + a->layer.nkeys;
+	if (a->op == BF_OP_COMPACT)
+	{
+		uint64		held = Max(bf_compact_reserved(l), a->seen);
+
+		l->nkeys = (l->nkeys > held ? l->nkeys - held : 0) + a->layer.nkeys;
+	}
 	memmove(&meta->layers[0], &meta->layers[gone],
 			(meta->nlayers - gone) * sizeof(BfLayer));
 	meta->nlayers -= gone;
@@ -277,7 +285,9 @@ bf_begin(Relation index, uint16 op, uint64 capacity)
 		ok = bf_plan_layer(&meta, 0, capacity, &arg.layer);
 	if (ok)
 	{
-		arg.layer.nkeys = op == BF_OP_COMPACT ? bf_compact_reserved(&arg.layer) : 0;
+		/* (a move's copy starts with the count of the layer it copies) */
+		if (op == BF_OP_COMPACT)
+			arg.layer.nkeys = bf_compact_reserved(&arg.layer);
 		bf_write_layer(index, &arg.layer, NULL);
 		bf_update_meta(index, bf_begin_op, &arg);
 	}
@@ -285,16 +295,20 @@ bf_begin(Relation index, uint16 op, uint64 capacity)
 	return ok;
 }
 
-/* End (or, with bf_abandon_op, give up) the operation op of layer. */
+/*
+ * End (or, with bf_abandon_op, give up) the operation op of layer: nkeys
+ * and seen as bf_end_op counts them.
+ */
 static void
 bf_end(Relation index, uint16 op, const BfLayer *layer, uint64 nkeys,
-	   bool (*change) (BfMetaPageData *meta, void *arg))
+	   uint64 seen, bool (*change) (BfMetaPageData *meta, void *arg))
 {
 	BfOpArg		arg;
 
 	arg.op = op;
 	arg.layer = *layer;
 	arg.layer.nkeys = nkeys;
+	arg.seen = seen;
 	LockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
 	bf_update_meta(index, change, &arg);
 	UnlockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
@@ -318,32 +332,71 @@ bf_compact_budget(void)
 }
 
 /*
- * Set the key of every tuple of the table whose key's block lies in [lo, hi)
- * of the layer, in bits (the blocks lo..hi-1); returns the keys that set
- * bits.  Every tuple's key, in the part or not, goes into distinct if given.
+ * Does some snapshot still need this heap tuple: live, inserted or deleted
+ * by a transaction in progress, or deleted by one whose deletion not every
+ * snapshot sees yet (judged, as a non-vacuumable snapshot does, by the
+ * server's current horizon)?  A tuple some snapshot may still see has its
+ * TOASTed values still there; one dead to all may not.  A tuple left out
+ * because its deleter is older than the horizon is one a hot standby's
+ * older snapshot may still see: its deleter moves *horizon (the newest such
+ * deleter), the snapshot-conflict horizon the compaction WAL-logs (as
+ * nbtree logs the newest deleter of the entries it removes).  A tuple whose
+ * inserter aborted was never seen by anyone.  The buffer is pinned; it is
+ * share-locked here, since hint bits may be set.
+ */
+static bool
+bf_tuple_needed(HeapTuple tuple, Buffer buf, GlobalVisState *vistest,
+				TransactionId *horizon)
+{
+	TransactionId dead_after = InvalidTransactionId;
+	HTSV_Result result;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	result = HeapTupleSatisfiesVacuumHorizon(tuple, buf, &dead_after);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (result == HEAPTUPLE_DEAD)
+		return false;
+	if (result == HEAPTUPLE_RECENTLY_DEAD &&
+		GlobalVisTestIsRemovableXid(vistest, dead_after))
+	{
+		if (!TransactionIdIsValid(*horizon) ||
+			TransactionIdFollows(dead_after, *horizon))
+			*horizon = dead_after;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Set the key of every tuple of the table some snapshot may still need
+ * (bf_tuple_needed) whose key's block lies in [lo, hi) of the layer, in bits
+ * (the blocks lo..hi-1); returns the keys that set bits.  Every such key,
+ * in the part or not, goes into distinct if given.  The table is a heap
+ * (bf_compact checks it).
  */
 static uint64
 bf_scan_part(Relation index, Relation heap, const BfMetaPageData *meta,
 			 const BfLayer *layer, uint64 lo, uint64 hi, uint8 *bits,
-			 BloomKeyType *kt, BloomDistinct *distinct)
+			 BloomKeyType *kt, BloomDistinct *distinct, TransactionId *horizon)
 {
 	IndexInfo  *ii = BuildIndexInfo(index);
 	EState	   *estate = CreateExecutorState();
 	ExprContext *econtext = GetPerTupleExprContext(estate);
 	TupleTableSlot *slot = table_slot_create(heap, NULL);
+	GlobalVisState *vistest = GlobalVisTestFor(heap);
 	ExprState  *predicate;
 	TableScanDesc scan;
+	HeapTuple	tuple;
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
 	uint64		added = 0;
-	SnapshotData snapshot;
 
 	econtext->ecxt_scantuple = slot;
 	predicate = ExecPrepareQual(ii->ii_Predicate, estate);
-	InitNonVacuumableSnapshot(snapshot, GlobalVisTestFor(heap));
-	scan = table_beginscan_strat(heap, &snapshot, 0, NULL, true, false);
-	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	scan = table_beginscan_strat(heap, SnapshotAny, 0, NULL, true, false);
+	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
+		Buffer		buf = ((HeapScanDesc) scan)->rs_cbuf;
 		uint64		h;
 		uint64		b;
 
@@ -353,7 +406,10 @@ bf_scan_part(Relation index, Relation heap, const BfMetaPageData *meta,
 #else
 		vacuum_delay_point();
 #endif
+		if (!bf_tuple_needed(tuple, buf, vistest, horizon))
+			continue;
 		MemoryContextReset(econtext->ecxt_per_tuple_memory);
+		ExecStoreBufferHeapTuple(tuple, slot, buf);
 		if (predicate && !ExecQual(predicate, econtext))
 			continue;
 		FormIndexDatum(ii, slot, estate, values, isnull);
@@ -380,28 +436,97 @@ bf_scan_part(Relation index, Relation heap, const BfMetaPageData *meta,
 	return added;
 }
 
+/* What filling a compaction's layer found. */
+typedef struct BfFill
+{
+	uint64		added;			/* keys the scan set */
+	double		seen;			/* distinct keys the scan met */
+	double		need;			/* keys a compaction begun now must take */
+	TransactionId horizon;		/* newest deleter of a tuple left out */
+} BfFill;
+
+/* Add count keys to the count of layer id. */
+typedef struct BfRaiseArg
+{
+	uint32		layer;
+	uint64		count;
+} BfRaiseArg;
+
+static bool
+bf_raise_count(BfMetaPageData *meta, void *arg)
+{
+	BfRaiseArg *a = (BfRaiseArg *) arg;
+
+	for (uint32 i = 0; i < meta->nlayers; i++)
+		if (meta->layers[i].id == a->layer)
+		{
+			meta->layers[i].nkeys += a->count;
+			return true;
+		}
+	return false;
+}
+
 /*
- * Steps 2 and 3: fill the new layer from the table; *added is the keys the
- * scan set in it, *seen the distinct keys the scan met.  The layer was sized
+ * After the first part's scan: the keys it met (distinct), those inserted
+ * into the layer since it was named (mine) and into layers grown after it
+ * (later).  False if the scan's and the layer's inserts would overfill it;
+ * otherwise the layer's count is raised to what the scan met, if more than
+ * it was counted to hold, so that inserts from now on find only the room
+ * truly left (the scan's later parts set those keys too).
+ */
+static bool
+bf_fill_fits(Relation index, const BfLayer *layer, BloomDistinct *distinct,
+			 bool must_fill, BfFill *fill)
+{
+	BfMetaPageData now;
+	double		mine = 0;
+	double		later = 0;
+	bool		after = false;
+	uint64		reserved = bf_compact_reserved(layer);
+
+	fill->seen = bloom_distinct_estimate(distinct);
+	bf_read_meta(index, &now);
+	for (uint32 i = 0; i < now.nlayers; i++)
+	{
+		if (now.layers[i].id == layer->id)
+		{
+			mine = (double) bf_compact_inserted(&now.layers[i]);
+			after = true;
+		}
+		else if (after)
+			later += (double) now.layers[i].nkeys;
+	}
+	fill->need = fill->seen + mine + later;
+	if (fill->seen + mine > (double) layer->capacity && !must_fill)
+		return false;
+	if (fill->seen > (double) reserved)
+	{
+		BfRaiseArg	arg = {layer->id, (uint64) fill->seen - reserved};
+
+		bf_update_meta(index, bf_raise_count, &arg);
+	}
+	return true;
+}
+
+/*
+ * Steps 2 and 3: fill the new layer from the table.  The layer was sized
  * from VACUUM's count of live rows, which leaves out the rows of
  * transactions in progress (a bulk load not yet committed) that the scan
  * sets too.  So the first part's scan also counts the distinct keys it
  * meets, and if those and the keys inserted into the layer since it was
  * named would overfill it, nothing is written (unless must_fill): false,
- * with *need the keys a compaction begun now must take (those, and the keys
- * inserted into the layers grown after it).
+ * with fill->need the keys a compaction begun now must take.
  */
 static bool
 bf_fill_from_table(Relation index, Relation heap, const BfMetaPageData *meta,
-				   const BfLayer *layer, bool must_fill, uint64 *added,
-				   double *seen, double *need)
+				   const BfLayer *layer, bool must_fill, BfFill *fill)
 {
 	BloomKeyType kt;
 	uint64		part = bf_compact_budget() / BLOOM_BLOCK_BYTES;
 	BloomDistinct *distinct = palloc0(sizeof(BloomDistinct));
 
-	*added = 0;
-	*seen = *need = 0;
+	memset(fill, 0, sizeof(*fill));
+	fill->horizon = InvalidTransactionId;
 	bf_key_type(index, &kt, CurrentMemoryContext);
 	bf_check_family(index, meta, &kt);
 	/* whole pages per part, at least one */
@@ -412,41 +537,73 @@ bf_fill_from_table(Relation index, Relation heap, const BfMetaPageData *meta,
 		uint8	   *bits = palloc_extended((hi - lo) * BLOOM_BLOCK_BYTES,
 										   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 		uint64		n = bf_scan_part(index, heap, meta, layer, lo, hi, bits,
-									 &kt, distinct);
+									 &kt, distinct, &fill->horizon);
 
 		if (distinct)
 		{
-			BfMetaPageData now;
-			double		mine = 0;
-			double		later = 0;
-			bool		after = false;
+			bool		fits = bf_fill_fits(index, layer, distinct, must_fill, fill);
 
-			*seen = bloom_distinct_estimate(distinct);
 			pfree(distinct);
 			distinct = NULL;
-			bf_read_meta(index, &now);
-			for (uint32 i = 0; i < now.nlayers; i++)
-			{
-				if (now.layers[i].id == layer->id)
-				{
-					mine = (double) bf_compact_inserted(&now.layers[i]);
-					after = true;
-				}
-				else if (after)
-					later += (double) now.layers[i].nkeys;
-			}
-			*need = *seen + mine + later;
-			if (*seen + mine > (double) layer->capacity && !must_fill)
+			if (!fits)
 			{
 				pfree(bits);
 				return false;
 			}
 		}
 		bf_or_layer(index, layer, lo, hi - lo, bits);
-		*added += n;
+		fill->added += n;
 		pfree(bits);
 	}
 	return true;
+}
+
+/*
+ * bf_fill_from_table in a subtransaction: an error it raises (an index
+ * expression that fails on some row, or under VACUUM's search_path; the
+ * key's type changed meanwhile) is caught, its message returned in
+ * *failure, and the caller gives the compaction up: VACUUM must not fail
+ * because of the index.  A cancel still cancels.  In parallel mode
+ * (VACUUM's parallel index phase) no subtransaction can start: there
+ * bf_compact compacts only an index of a plain column.
+ */
+static bool
+bf_fill_guarded(Relation index, Relation heap, const BfMetaPageData *meta,
+				const BfLayer *layer, bool must_fill, BfFill *fill,
+				char **failure)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	bool		ok = false;
+
+	*failure = NULL;
+	if (IsInParallelMode())
+		return bf_fill_from_table(index, heap, meta, layer, must_fill, fill);
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		ok = bf_fill_from_table(index, heap, meta, layer, must_fill, fill);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		if (geterrcode() == ERRCODE_QUERY_CANCELED)
+			PG_RE_THROW();
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		*failure = edata->message;
+	}
+	PG_END_TRY();
+	return ok;
 }
 
 /* A move's copy: OR every page of the old layer into the new one. */
@@ -535,30 +692,28 @@ bf_truncate(Relation index, Relation heap)
 
 /*
  * Before the replaced layers are dropped: a hot standby must cancel the
- * queries whose snapshots may still see a row the compaction's scan judged
- * dead to all (by the primary's horizon, which a standby without
- * hot_standby_feedback does not hold back), since the new layer may lack its
- * key.  As nbtree does when it removes index entries, a snapshot-conflict
- * horizon is WAL-logged: every transaction ID before the horizon that held
- * the table back when the scan ended.  An extension that is not preloaded
- * cannot add a resource manager, and generic WAL carries no horizon, so the
- * record is nbtree's XLOG_BTREE_REUSE_PAGE, whose replay does nothing but
- * resolve that conflict (for the index's relation, in its database).
+ * queries whose snapshots may still see a row the compaction's scan left out
+ * as dead to all (by this server's horizon, which a standby without
+ * hot_standby_feedback does not hold back; and a standby's feedback may
+ * hold it back again only after the scan judged), since the new layer may
+ * lack its key.  As nbtree does when it removes index entries, the newest
+ * deleter of those rows is WAL-logged as a snapshot-conflict horizon
+ * (nothing when the scan left out no row).  An extension that is not
+ * preloaded cannot add a resource manager, and generic WAL carries no
+ * horizon, so the record is nbtree's XLOG_BTREE_REUSE_PAGE, whose replay
+ * does nothing but resolve that conflict (for the index's relation, in its
+ * database).
  */
 static void
-bf_log_conflict(Relation index, Relation heap)
+bf_log_conflict(Relation index, Relation heap, TransactionId horizon)
 {
 	xl_btree_reuse_page xlrec;
-	TransactionId horizon;
 	FullTransactionId next;
 	uint32		epoch;
 
-	if (!RelationNeedsWAL(index) || !XLogStandbyInfoActive())
+	if (!TransactionIdIsNormal(horizon) || !RelationNeedsWAL(index) ||
+		!XLogStandbyInfoActive())
 		return;
-	horizon = GetOldestNonRemovableTransactionId(heap);
-	if (!TransactionIdIsNormal(horizon))
-		return;
-	TransactionIdRetreat(horizon);
 	next = ReadNextFullTransactionId();
 	epoch = EpochFromFullTransactionId(next);
 	if (horizon > XidFromFullTransactionId(next))
@@ -579,6 +734,18 @@ bf_log_conflict(Relation index, Relation heap)
 	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
 }
 
+/* Say that a compaction of the index was not done, and why. */
+static void
+bf_not_compacted(Relation index, const char *why, const char *hint)
+{
+	ereport(IsAutoVacuumWorkerProcessCompat() ? LOG : WARNING,
+			errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			errmsg("bloomfilter index \"%s\" was not compacted",
+				   RelationGetRelationName(index)),
+			errdetail("%s", why),
+			hint ? errhint("%s", hint) : 0);
+}
+
 /* attempts at a compaction whose layer the table's keys would overfill */
 #define BF_COMPACT_TRIES	3
 
@@ -587,10 +754,11 @@ bf_log_conflict(Relation index, Relation heap)
  * table, then drop the layers it replaces.  A layer the table's keys would
  * overfill is given up, and a compaction sized for them takes its place (a
  * few times at most: keys that keep coming faster than a scan grow the
- * index, and the next VACUUM compacts it again).  The layer counts the keys
- * its scan met, whichever is more of those and those that set bits (which
- * an overfilled layer undercounts), so that a layer past its capacity is
- * seen as such.
+ * index, and the next VACUUM compacts it again).  A fill that fails gives
+ * the compaction up, and says why.  The layer counts the keys its scan
+ * met, whichever is more of those and those that set bits (which an
+ * overfilled layer undercounts), so that a layer past its capacity is seen
+ * as such.
  */
 static void
 bf_run_compaction(Relation index, Relation heap, BfMetaPageData *meta)
@@ -598,22 +766,30 @@ bf_run_compaction(Relation index, Relation heap, BfMetaPageData *meta)
 	for (int tries = 1;; tries++)
 	{
 		BfLayer		target = meta->layers[meta->replaced];
-		uint64		added;
-		double		seen;
-		double		need;
+		BfFill		fill;
+		char	   *failure;
+		bool		done = bf_fill_guarded(index, heap, meta, &target,
+										   tries >= BF_COMPACT_TRIES, &fill,
+										   &failure);
 
-		if (bf_fill_from_table(index, heap, meta, &target,
-							   tries >= BF_COMPACT_TRIES, &added, &seen, &need))
+		if (done)
 		{
-			bf_log_conflict(index, heap);
-			bf_end(index, BF_OP_COMPACT, &target, Max(added, (uint64) seen),
+			bf_log_conflict(index, heap, fill.horizon);
+			bf_end(index, BF_OP_COMPACT, &target,
+				   Max(fill.added, (uint64) fill.seen), (uint64) fill.seen,
 				   bf_end_op);
 			break;
 		}
-		bf_end(index, BF_OP_COMPACT, &target, 0, bf_abandon_op);
+		bf_end(index, BF_OP_COMPACT, &target, 0, 0, bf_abandon_op);
 		bf_read_meta(index, meta);
+		if (failure)
+		{
+			bf_not_compacted(index, psprintf("Filling its new layer from the table failed: %s", failure),
+							 "The index keeps its layers and answers as before; the next VACUUM tries again.");
+			break;
+		}
 		if (!bf_begin(index, BF_OP_COMPACT,
-					  (uint64) Min(need * BF_COMPACT_HEADROOM,
+					  (uint64) Min(fill.need * BF_COMPACT_HEADROOM,
 								   (double) bloom_max_capacity(BF_LAYER_RATE(meta->rate, 0)))))
 			break;
 		bf_read_meta(index, meta);
@@ -624,41 +800,65 @@ bf_run_compaction(Relation index, Relation heap, BfMetaPageData *meta)
 }
 
 /*
+ * Why the index cannot be compacted now, or NULL.  Its keys must hash as
+ * they did (labels added to the key's enum are recorded first, as an insert
+ * would); its table must be a heap (the scan judges which rows some snapshot
+ * still needs, and which deleters a hot standby must hear of, by heap
+ * visibility); and in parallel mode, where a failure could not be caught,
+ * it must be an index of a plain column.  *hint tells what to do.
+ */
+static const char *
+bf_cannot_compact(Relation index, Relation heap, BfMetaPageData *meta,
+				  const char **hint)
+{
+	BloomKeyType kt;
+	BfKeysMatch match;
+
+	*hint = "Rebuild the index with REINDEX.";
+	while ((match = bf_keys_match(index, meta, &kt)) == BF_KEYS_ADDED)
+	{
+		(void) bf_update_labels(index, &meta->labels, &kt.oidlabels);
+		bf_read_meta(index, meta);
+	}
+	if (match == BF_KEYS_CHANGED)
+		return psprintf("Its keys no longer hash as they did: they are of key family \"%s\", its column's keys of \"%s\" now.",
+						bloom_family_display(meta->family),
+						bloom_family_display(kt.family));
+	if (match == BF_KEYS_LABELS)
+		return "A label of its key's enum type was renamed since its keys were hashed, or too many were added to tell.";
+	if (heap->rd_tableam != GetHeapamTableAmRoutine())
+	{
+		*hint = NULL;
+		return "Its table is not a heap: a compaction scans only heap tables.";
+	}
+	if (IsInParallelMode() &&
+		(RelationGetIndexExpressions(index) != NIL ||
+		 RelationGetIndexPredicate(index) != NIL))
+	{
+		*hint = "A VACUUM that does not vacuum indexes in parallel (autovacuum, or VACUUM (PARALLEL 0)) compacts it.";
+		return "The index has an expression or a predicate, and this VACUUM cleans it up in parallel mode.";
+	}
+	return NULL;
+}
+
+/*
  * Compact the index if it is due, finish an operation a crash or an error
  * cut off, move a lone layer down, and give free pages back.  The caller
  * (VACUUM) holds a lock on the table that keeps other compactions out.
- *
- * A compaction hashes the table's keys again: it records labels added to the
- * key's enum first, as an insert would, and is skipped, with a message, when
- * the keys no longer hash as the index's did (the enum was renamed, or a
- * label): probes and inserts refuse such an index until a REINDEX, and
- * VACUUM goes on.
+ * Whatever the index's state, VACUUM goes on: a compaction that cannot be
+ * done now is skipped, with a message (bf_cannot_compact), and probes and
+ * inserts refuse an index whose keys no longer hash as they did.
  */
 void
 bf_compact(Relation index, Relation heap, double live_rows, bool live_rows_known)
 {
 	BfMetaPageData meta;
-	BloomKeyType kt;
-	BfKeysMatch match;
+	const char *hint;
+	const char *why;
 
 	bf_read_meta(index, &meta);
-	while ((match = bf_keys_match(index, &meta, &kt)) == BF_KEYS_ADDED)
-	{
-		(void) bf_update_labels(index, &meta.labels, &kt.oidlabels);
-		bf_read_meta(index, &meta);
-	}
-	if (match == BF_KEYS_CHANGED &&
-		(meta.op == BF_OP_COMPACT ||
-		 bf_compaction_due(&meta, live_rows, live_rows_known)))
-		ereport(IsAutoVacuumWorkerProcessCompat() ? LOG : WARNING,
-				errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				errmsg("bloomfilter index \"%s\" was not compacted: its keys no longer hash as they did",
-					   RelationGetRelationName(index)),
-				errdetail("The index holds keys of family \"%s\"; its column's keys are of family \"%s\" now, or a label of the enum was renamed.",
-						  bloom_family_display(meta.family),
-						  bloom_family_display(kt.family)),
-				errhint("Rebuild the index with REINDEX."));
-	else if (match == BF_KEYS_SAME)
+	why = bf_cannot_compact(index, heap, &meta, &hint);
+	if (why == NULL)
 	{
 		if (bf_compaction_due(&meta, live_rows, live_rows_known) &&
 			bf_begin(index, BF_OP_COMPACT,
@@ -667,6 +867,9 @@ bf_compact(Relation index, Relation heap, double live_rows, bool live_rows_known
 		if (meta.op == BF_OP_COMPACT)
 			bf_run_compaction(index, heap, &meta);
 	}
+	else if (meta.op == BF_OP_COMPACT ||
+			 bf_compaction_due(&meta, live_rows, live_rows_known))
+		bf_not_compacted(index, why, hint);
 	if (bf_move_due(&meta) && bf_begin(index, BF_OP_MOVE, 0))
 		bf_read_meta(index, &meta);
 	if (meta.op == BF_OP_MOVE)
@@ -674,7 +877,7 @@ bf_compact(Relation index, Relation heap, double live_rows, bool live_rows_known
 		BfLayer		target = meta.layers[meta.replaced];
 
 		bf_copy_layer(index, &meta);
-		bf_end(index, BF_OP_MOVE, &target, 0, bf_end_op);
+		bf_end(index, BF_OP_MOVE, &target, 0, 0, bf_end_op);
 	}
 	bf_truncate(index, heap);
 }

@@ -258,7 +258,9 @@ typedef enum BfKeysMatch
 {
 	BF_KEYS_SAME,				/* the keys hash as the metapage says */
 	BF_KEYS_ADDED,				/* enum labels added since it recorded them */
-	BF_KEYS_CHANGED				/* they no longer hash as they did */
+	BF_KEYS_CHANGED,			/* the key's family is another now */
+	BF_KEYS_LABELS				/* an enum label renamed since, or too many
+								 * added to tell */
 } BfKeysMatch;
 
 extern BfKeysMatch bf_keys_match(Relation index, const BfMetaPageData *meta,

@@ -102,11 +102,15 @@ bf_advice(Relation index, const BfMetaPageData *meta, double size,
 	double		one = bf_one_layer_bytes(meta, bf_compact_capacity(index, meta, 0, false));
 	double		free_bytes = size - (double) bf_layers_end(meta) * BLCKSZ;
 	BloomKeyType kt;
+	BfKeysMatch match;
 
-	if (bf_keys_match(index, meta, &kt) == BF_KEYS_CHANGED)
-		return psprintf("Its keys no longer hash as they did (the key's family is \"%s\" now, not \"%s\", or a label of its enum was renamed): probes and inserts are refused and VACUUM cannot compact it. Rebuild it with REINDEX.",
+	match = bf_keys_match(index, meta, &kt);
+	if (match == BF_KEYS_CHANGED)
+		return psprintf("Its keys no longer hash as they did (the key's family is \"%s\" now, not \"%s\"): probes and inserts are refused and VACUUM cannot compact it. Rebuild it with REINDEX.",
 						bloom_family_display(kt.family),
 						bloom_family_display(meta->family));
+	if (match == BF_KEYS_LABELS)
+		return pstrdup("A label of its key's enum type was renamed since its keys were hashed (or too many were added to tell): probes and inserts are refused and VACUUM cannot compact it. Rebuild it with REINDEX.");
 	if (rate > BF_RATE_TOLERANCE * meta->rate && meta->op == BF_OP_NONE)
 		return psprintf("Its bits answer \"maybe\" for %.2g of absent keys, above its false_positive_rate of %g: a layer holds more keys than it was sized for. VACUUM compacts it into one layer sized for the table's keys; if the rate stays above, rebuild it with REINDEX.",
 						rate, meta->rate);

@@ -72,15 +72,19 @@ static void bf_xact_callback(XactEvent event, void *arg);
 
 /*
  * Keys a backend adds to a layer before it adds them to the layer's count
- * in the metapage (an exclusive lock and a WAL record): a share of the
+ * in the metapage (an exclusive lock and a WAL record): a small share of the
  * layer's capacity, so that even a small layer is counted closely.  The
- * count lags by at most this much per backend: growth comes a little late,
- * within the rate's headroom, never early.
+ * count lags by at most this much per writing backend, so a layer takes up
+ * to that many keys more than its capacity before others see it full: with
+ * a hundred backends writing one key per transaction, a few percent, within
+ * the rate's headroom.  Growth is never early.  (A backend's keys not yet
+ * counted when it exits are never counted: the compaction's scan counts the
+ * table's keys again.)
  */
 static uint32
 bf_count_batch(const BfLayer *layer)
 {
-	return (uint32) Max(Min(layer->capacity / 256, 1024), 1);
+	return (uint32) Max(Min(layer->capacity / 4096, 256), 1);
 }
 
 /* One key of a batch: its page in a layer, and where it is in the batch. */

@@ -504,9 +504,10 @@ bf_update_labels(Relation index, const BloomLabels *seen,
  * How the keys the index holds stand to its column's keys now, without an
  * error (VACUUM goes on whatever they are): BF_KEYS_SAME; BF_KEYS_ADDED,
  * when labels were added to the key's enum since the metapage recorded them
- * (keys hash as they did); BF_KEYS_CHANGED when they no longer hash alike
- * (the family's name changed: an enum renamed or moved; a label renamed; a
- * type that can no longer be a key).  kt is set up for the column.
+ * (keys hash as they did); BF_KEYS_CHANGED when the family's name changed
+ * (an enum renamed or moved; a type that can no longer be a key), and
+ * BF_KEYS_LABELS when a label of the enum was renamed since (or so many
+ * were added that the check gives up).  kt is set up for the column.
  */
 BfKeysMatch
 bf_keys_match(Relation index, const BfMetaPageData *meta, BloomKeyType *kt)
@@ -524,7 +525,7 @@ bf_keys_match(Relation index, const BfMetaPageData *meta, BloomKeyType *kt)
 		case 0:
 			return BF_KEYS_ADDED;
 		default:
-			return BF_KEYS_CHANGED;
+			return BF_KEYS_LABELS;
 	}
 }
 

@@ -167,8 +167,10 @@ enum_xact_end(XactEvent event, void *arg)
 
 /*
  * Read the labels of kt's enum now: their guard into kt, and, where hashes
- * is not NULL, each label's hash (palloc'd, in catalog order).  Labels hash
- * as keys do, in UTF-8 whatever the database encoding.
+ * is not NULL, each label's hash (palloc'd, oldest label first: in the order
+ * of their OIDs, which ADD VALUE hands out in increasing order until the OID
+ * counter wraps).  Labels hash as keys do, in UTF-8 whatever the database
+ * encoding.
  *
  * A label this transaction added and cannot use yet (EnumUncommitted: no
  * row can hold it before the transaction commits) is left out: a guard
@@ -177,11 +179,26 @@ enum_xact_end(XactEvent event, void *arg)
  * refuse every later key.  Labels of a type created in this transaction are
  * usable, and count.
  */
+typedef struct LabelHash
+{
+	Oid			oid;
+	uint64		hash;
+} LabelHash;
+
+static int
+cmp_label_oid(const void *a, const void *b)
+{
+	Oid			x = ((const LabelHash *) a)->oid;
+	Oid			y = ((const LabelHash *) b)->oid;
+
+	return (x > y) - (x < y);
+}
+
 static void
 labels_read(BloomKeyType *kt, uint64 **hashes, bool byoid)
 {
 	CatCList   *list;
-	uint64	   *h = NULL;
+	LabelHash  *h = NULL;
 	uint32		n = 0;
 
 	if (!enum_watched)
@@ -194,7 +211,7 @@ labels_read(BloomKeyType *kt, uint64 **hashes, bool byoid)
 	kt->accepted_ok = false;
 	list = SearchSysCacheList1(ENUMTYPOIDNAME, ObjectIdGetDatum(kt->enumtypid));
 	if (hashes)
-		h = palloc(Max(list->n_members, 1) * sizeof(uint64));
+		h = palloc(Max(list->n_members, 1) * sizeof(LabelHash));
 	kt->labels.sum = kt->oidlabels.sum = 0;
 	for (int i = 0; i < list->n_members; i++)
 	{
@@ -217,13 +234,24 @@ labels_read(BloomKeyType *kt, uint64 **hashes, bool byoid)
 		kt->labels.sum += x;
 		kt->oidlabels.sum += xo;
 		if (h)
-			h[n] = byoid ? xo : x;
+		{
+			h[n].oid = e->oid;
+			h[n].hash = byoid ? xo : x;
+		}
 		n++;
 	}
 	kt->labels.count = kt->oidlabels.count = n;
 	ReleaseSysCacheList(list);
 	if (hashes)
-		*hashes = h;
+	{
+		uint64	   *out = palloc(Max(n, 1) * sizeof(uint64));
+
+		qsort(h, n, sizeof(LabelHash), cmp_label_oid);
+		for (uint32 i = 0; i < n; i++)
+			out[i] = h[i].hash;
+		pfree(h);
+		*hashes = out;
+	}
 }
 
 /* Have kt's enum labels changed since they were read? */
@@ -344,6 +372,21 @@ labels_contained(const BloomLabels *stored, const BloomLabels *now,
 		return LABELS_CHANGED;	/* equal guards were accepted before */
 	if (n == 0)
 		return LABELS_ADDED;	/* no labels then (and a sum of 0) */
+
+	/*
+	 * Most often the labels added since are the newest: the last m - n of h
+	 * (in the order of their OIDs, whatever their place in the enum's
+	 * order).  Only when they are not (the OID counter wrapped between) does
+	 * it take the search, which gives up when too many were added.
+	 */
+	{
+		uint64		newest = 0;
+
+		for (int i = n; i < m; i++)
+			newest += h[i];
+		if (newest == now->sum - stored->sum)
+			return LABELS_ADDED;
+	}
 	k = Min(m - n, n);
 	target = k == m - n ? now->sum - stored->sum : stored->sum;
 	k1 = (k + 1) / 2;
