@@ -754,8 +754,8 @@ bf_not_compacted(Relation index, const char *why, const char *hint)
  * table, then drop the layers it replaces.  A layer the table's keys would
  * overfill is given up, and a compaction sized for them takes its place (a
  * few times at most: keys that keep coming faster than a scan grow the
- * index, and the next VACUUM compacts it again).  A fill that fails gives
- * the compaction up, and says why.  The layer counts the keys its scan
+ * index, and the next VACUUM compacts it again).  A fill that fails leaves
+ * the compaction under way, for the next VACUUM, and says why.  The layer counts the keys its scan
  * met, whichever is more of those and those that set bits (which an
  * overfilled layer undercounts), so that a layer past its capacity is seen
  * as such.
@@ -780,14 +780,20 @@ bf_run_compaction(Relation index, Relation heap, BfMetaPageData *meta)
 				   bf_end_op);
 			break;
 		}
-		bf_end(index, BF_OP_COMPACT, &target, 0, 0, bf_abandon_op);
-		bf_read_meta(index, meta);
 		if (failure)
 		{
+			/*
+			 * The compaction stays under way: its layer may hold some of the
+			 * scan's bits (a part was written) that its count does not show,
+			 * so it must not become a layer of its own; inserts go on into
+			 * it and past it, and each VACUUM tries again.
+			 */
 			bf_not_compacted(index, psprintf("Filling its new layer from the table failed: %s", failure),
-							 "The index keeps its layers and answers as before; the next VACUUM tries again.");
+							 "The index answers from its old layers and the new one meanwhile; each VACUUM tries again until one finishes the compaction.");
 			break;
 		}
+		bf_end(index, BF_OP_COMPACT, &target, 0, 0, bf_abandon_op);
+		bf_read_meta(index, meta);
 		if (!bf_begin(index, BF_OP_COMPACT,
 					  (uint64) Min(fill.need * BF_COMPACT_HEADROOM,
 								   (double) bloom_max_capacity(BF_LAYER_RATE(meta->rate, 0)))))
@@ -805,7 +811,10 @@ bf_run_compaction(Relation index, Relation heap, BfMetaPageData *meta)
  * would); its table must be a heap (the scan judges which rows some snapshot
  * still needs, and which deleters a hot standby must hear of, by heap
  * visibility); and in parallel mode, where a failure could not be caught,
- * it must be an index of a plain column.  *hint tells what to do.
+ * it must be an index of a plain column of a type that is never TOASTed
+ * (a TOASTed key of a row deleted meanwhile may be gone before the scan
+ * reads it, once VACUUM of the TOAST table removes it).  *hint tells what
+ * to do.
  */
 static const char *
 bf_cannot_compact(Relation index, Relation heap, BfMetaPageData *meta,
@@ -833,10 +842,11 @@ bf_cannot_compact(Relation index, Relation heap, BfMetaPageData *meta,
 	}
 	if (IsInParallelMode() &&
 		(RelationGetIndexExpressions(index) != NIL ||
-		 RelationGetIndexPredicate(index) != NIL))
+		 RelationGetIndexPredicate(index) != NIL ||
+		 TupleDescAttr(RelationGetDescr(index), 0)->attlen == -1))
 	{
 		*hint = "A VACUUM that does not vacuum indexes in parallel (autovacuum, or VACUUM (PARALLEL 0)) compacts it.";
-		return "The index has an expression or a predicate, and this VACUUM cleans it up in parallel mode.";
+		return "The index has an expression, a predicate or a key of variable length, and this VACUUM cleans it up in parallel mode.";
 	}
 	return NULL;
 }

@@ -212,15 +212,12 @@ typedef struct BfOptions
 
 /*
  * What a backend keeps of an index between calls (rd_amcache): the
- * metapage as last read, how its keys hash, and the keys its inserts added
- * that the metapage does not count yet.
+ * metapage as last read, and how its keys hash.
  */
 typedef struct BfState
 {
 	BfMetaPageData meta;
 	BloomKeyType keytype;
-	uint32		count_layer;	/* the layer id of count */
-	uint32		count;			/* keys added to it, not yet in its nkeys */
 } BfState;
 
 /* bfutils.c */

@@ -71,20 +71,32 @@ static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 static void bf_xact_callback(XactEvent event, void *arg);
 
 /*
- * Keys a backend adds to a layer before it adds them to the layer's count
- * in the metapage (an exclusive lock and a WAL record): a small share of the
- * layer's capacity, so that even a small layer is counted closely.  The
- * count lags by at most this much per writing backend, so a layer takes up
- * to that many keys more than its capacity before others see it full: with
- * a hundred backends writing one key per transaction, a few percent, within
- * the rate's headroom.  Growth is never early.  (A backend's keys not yet
- * counted when it exits are never counted: the compaction's scan counts the
- * table's keys again.)
+ * How the keys of small batches are counted.  Adding each key to the
+ * layer's count in the metapage would take its exclusive lock and a WAL
+ * record per key; a count kept in the backend until it has many would be
+ * lost when the backend exits or its relcache entry is rebuilt (a VACUUM or
+ * ANALYZE of the table does that), and a layer could then take keys past
+ * its capacity for ever.  So the count is sampled: a key that sets bits
+ * adds "batch" to the count when its hash says so, one key in "batch" (by a
+ * hash of its hash, independent of where its bits lie).  The count is right
+ * on average and kept nowhere else, whatever the backends do; it is off by
+ * about the square root of batch times the keys (1.6% of a large layer at
+ * its capacity), and the metapage is written once per batch keys.  Small
+ * layers are counted exactly.
  */
 static uint32
 bf_count_batch(const BfLayer *layer)
 {
 	return (uint32) Max(Min(layer->capacity / 4096, 256), 1);
+}
+
+static inline bool
+bf_count_sampled(uint64 h, uint32 batch)
+{
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	return batch <= 1 || h % batch == 0;
 }
 
 /* One key of a batch: its page in a layer, and where it is in the batch. */
@@ -160,15 +172,17 @@ bf_mark_present(Relation index, const BfMetaPageData *meta, const BfLayer *layer
  * Set the bits of the hashes not done[] in the newest layer: per page, the
  * keys whose bits are all set already are skipped under a share lock; the
  * others are set under the exclusive lock, with one WAL record for the
- * page.  Returns the keys that set bits.
+ * page.  Returns the keys that set bits; adds the sampled count of them
+ * (bf_count_batch) to *sampled.
  */
 static uint32
 bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
-			  const bool *done, uint32 n, BfSortKey *keys)
+			  const bool *done, uint32 n, BfSortKey *keys, uint64 *sampled)
 {
 	const BfLayer *layer = &meta->layers[meta->nlayers - 1];
 	uint32		m = bf_sort_by_block(layer, hashes, done, n, keys);
 	uint32		added = 0;
+	uint32		batch = bf_count_batch(layer);
 	size_t		offs[BF_BLOCKS_PER_PAGE];
 	uint8	   *blks = palloc(BF_BLOCKS_PER_PAGE * BLOOM_BLOCK_BYTES);
 
@@ -216,6 +230,8 @@ bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
 			{
 				bloom_set_hash(blk, 1, (int) layer->k, hashes[keys[j].i]);
 				added++;
+				if (bf_count_sampled(hashes[keys[j].i], batch))
+					*sampled += batch;
 			}
 		}
 		/* (another backend may have set them all between our two locks) */
@@ -275,16 +291,6 @@ bf_count(Relation index, uint32 id, int64 count)
 	arg.layer = id;
 	arg.count = count;
 	bf_update_meta(index, bf_add_count, &arg);
-}
-
-/* Add the keys this backend counted to their layer's nkeys in the metapage. */
-static void
-bf_flush_count(Relation index, BfState *state)
-{
-	uint32		count = state->count;
-
-	state->count = 0;
-	bf_count(index, state->count_layer, count);
 }
 
 /*
@@ -350,7 +356,7 @@ bf_lock_meta(Relation index, BfState *state, uint64 *nkeys)
  */
 static uint32
 bf_set_slice(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
-			 bool *done, uint32 n, BfSortKey *keys)
+			 bool *done, uint32 n, BfSortKey *keys, uint64 *sampled)
 {
 	uint32		oldest = Max(meta->replaced, meta->nlayers - 1 > BF_OLDER_CHECKED ?
 							 meta->nlayers - 1 - BF_OLDER_CHECKED : 0);
@@ -358,25 +364,7 @@ bf_set_slice(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
 	memset(done, 0, n * sizeof(bool));
 	for (uint32 i = meta->nlayers - 1; i > oldest; i--)
 		bf_mark_present(index, meta, &meta->layers[i - 1], hashes, done, n, keys);
-	return bf_set_newest(index, meta, hashes, done, n, keys);
-}
-
-/*
- * Count keys this backend added to layer id, to be added to its nkeys a
- * batch at a time (at once when now: a full layer is counted at once, and
- * others then grow it).
- */
-static void
-bf_count_later(Relation index, BfState *state, uint32 id, uint32 added,
-			   uint32 batch, bool now)
-{
-	if (state->count_layer != id && state->count > 0)
-		bf_flush_count(index, state);
-	state = bf_get_state(index);
-	state->count_layer = id;
-	state->count += added;
-	if (state->count >= batch || now)
-		bf_flush_count(index, state);
+	return bf_set_newest(index, meta, hashes, done, n, keys, sampled);
 }
 
 /*
@@ -384,14 +372,14 @@ bf_count_later(Relation index, BfState *state, uint32 id, uint32 added,
  * room, each under the metapage's share lock, growing between them.
  *
  * The room a slice takes must be seen as taken by the other writers, or
- * several of them fill one layer many times over.  A slice of no more than a
- * count batch takes the room the metapage shows less this backend's keys not
- * yet counted, and counts its keys afterwards, a batch at a time: the others
- * see it late by at most a batch each, within the rate's headroom.  A larger
- * slice claims its room in the metapage first (bf_claim_room), and gives
- * back what its keys, some of them there already, did not take.  When the
- * newest layer is full, the writer grows the index; a layer that cannot
- * grow (the index has as many layers as it may) takes the keys.
+ * several of them fill one layer many times over.  A slice of more keys
+ * than a count batch claims its room in the metapage first
+ * (bf_claim_room), and gives back what its keys, some of them there
+ * already, did not take.  A smaller one takes the room the metapage shows,
+ * and adds its keys to the count by sampling (bf_count_batch): the others
+ * see it at once, on average.  When the newest layer is full, the writer
+ * grows the index; a layer that cannot grow (the index has as many layers
+ * as it may) takes the keys.
  */
 static void
 bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
@@ -411,14 +399,13 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 		uint32		id;
 		uint32		slice;
 		uint32		added;
+		uint64		sampled = 0;
 		uint64		nkeys;
 		double		room = 0;
 
 		if (bf_live_layers(&state->meta) > 0 &&
 			left > bf_count_batch(&state->meta.layers[state->meta.nlayers - 1]))
 		{
-			if (state->count > 0)
-				bf_flush_count(index, state);
 			claim.want = left;
 			bf_update_meta(index, bf_claim_room, &claim);
 			if (claim.layer != 0 && claim.claimed == 0 &&
@@ -451,18 +438,14 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 			slice = (uint32) claim.claimed;
 		else
 		{
-			room = (double) newest->capacity - (double) nkeys -
-				(state->count_layer == id ? state->count : 0);
+			room = (double) newest->capacity - (double) nkeys;
 			if (room < 1 && grow_tried != id)
 			{
 				/*
 				 * The newest layer holds its capacity and a key does not fit:
-				 * count what this backend added, and grow (or wait for
-				 * whoever grows it).
+				 * grow (or wait for whoever grows it).
 				 */
 				UnlockReleaseBuffer(metabuf);
-				if (state->count > 0)
-					bf_flush_count(index, state);
 				grow_tried = id;
 				bf_grow(index, id);
 				continue;
@@ -472,7 +455,7 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 		}
 
 		added = bf_set_slice(index, &state->meta, hashes + off, done + off,
-							 slice, keys);
+							 slice, keys, &sampled);
 		UnlockReleaseBuffer(metabuf);
 		off += slice;
 
@@ -482,9 +465,10 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 			if (added < slice)
 				bf_count(index, id, -(int64) (slice - added));
 		}
-		else if (added > 0)
-			bf_count_later(index, state, id, added, bf_count_batch(newest),
-						   (double) added >= room);
+		else if ((double) added >= room)
+			bf_count(index, id, added); /* the layer is full: others then grow it */
+		else if (sampled > 0)
+			bf_count(index, id, (int64) sampled);
 	}
 	pfree(done);
 	pfree(keys);

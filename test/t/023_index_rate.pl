@@ -2,7 +2,7 @@
 # test/t/023_index_rate.pl: the false-positive rate a bloomfilter index was
 # created for holds under concurrent bulk writers (issue 29, item 8).
 #
-# Eight sessions each insert 100,000 new keys in one statement into a table
+# 1. Eight sessions each insert 100,000 new keys in one statement into a table
 # whose index was created empty (the default capacity: 1,000 keys).  Each
 # sets its keys in batches; a batch that took the room the metapage showed,
 # without the others seeing it taken, let eight writers fill one layer eight
@@ -12,6 +12,8 @@
 # that compacts the index; every committed key is found throughout.  The
 # writers run together on whatever cores there are: the test checks rates
 # and keys, never times.
+# 2. (below) Keys of small transactions counted even when the backend's
+#    relcache entry of the index is rebuilt after each.
 #
 use strict;
 use warnings;
@@ -65,6 +67,35 @@ is($missing, '0', 'no committed key is missing after the compaction');
 is( $node->safe_psql('postgres',
 		q{SELECT layers || ' ' || coalesce(advice, 'no advice') FROM bloom_index_info('w_k')}),
 	'1 no advice', 'one layer, and no advice');
+
+#
+# 2. Keys counted nowhere but in the metapage.  A session inserts one new key
+#    per transaction and runs ANALYZE after each, which rebuilds the index's
+#    relcache entry (as a VACUUM, or a backend's exit, would end it): a count
+#    kept in the backend until it had a batch would never reach the metapage,
+#    and the one layer would take keys past its capacity for ever.  The
+#    index's capacity (8,192) makes a count batch of 2.
+#
+$node->safe_psql('postgres', q{
+CREATE TABLE c (k bigint) WITH (autovacuum_enabled = off);
+CREATE INDEX c_k ON c USING bloomfilter (k) WITH (capacity = 8192);
+CREATE PROCEDURE c_load(n int) LANGUAGE plpgsql AS $$
+BEGIN
+	FOR i IN 1 .. n LOOP
+		INSERT INTO c VALUES (i);
+		COMMIT;
+		ANALYZE c;
+	END LOOP;
+END $$;
+CALL c_load(12000);
+});
+my ($layers, $cfp) = split /\|/, $node->safe_psql('postgres', qq{
+SELECT (SELECT layers FROM bloom_index_info('c_k')),
+	   (SELECT count(*) FROM generate_series(-$probes, -1) g
+		WHERE bloom_index_contains('c_k', g))});
+cmp_ok($layers, '>=', 2,
+	"12,000 keys, each counted when its transaction set it: the index grew past its capacity of 8,192 ($layers layers)");
+cmp_ok($cfp, '<=', $limit, "and kept its rate ($cfp false positives)");
 
 $node->stop;
 done_testing();
