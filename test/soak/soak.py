@@ -67,6 +67,7 @@ SCENARIOS = collections.OrderedDict([
 	("enum", 6),			# ALTER TYPE ... ADD VALUE with inserts / probes, commit or rollback
 	("enum_rename", 1),		# the enum type or a label renamed: refusals, VACUUM goes on, REINDEX
 	("maintenance", 2),		# CHECKPOINT, ANALYZE
+	("short", 4),			# short connections inserting a few keys each, ANALYZE between
 ])
 EXTRAS = ["readers", "trigger", "autovacuum"]
 
@@ -1458,6 +1459,33 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 			c.reset()
 			self.judge(Op("REINDEX INDEX t_enum_bf", "maintenance", None, T), e)
 		self.stats["enum renames (%s)" % what] += 1
+
+	def step_short(self, rng, pre):
+		"""Short-lived connections, each inserting one to three fresh keys in
+		a transaction of its own, with ANALYZE now and then (it rebuilds the
+		index's relcache entry): a count of keys a backend kept to itself
+		would be lost at its exit or at the rebuild, and a layer would take
+		keys past its capacity.  Then the rate is checked."""
+		T = self.pick_table(rng, kinds=("int", "text"))
+		n = rng.randint(150, 500)
+		per = [rng.randint(1, 3) for _ in range(n)]
+		keys = [T.alloc(m) for m in per]
+		every = rng.choice([5, 20, 1000000])
+		self.begin("%d short connections inserting 1 to 3 keys each into %s, ANALYZE every %s" % (
+			n, T.name, every if every < 1000000 else "never"), pre)
+
+		def fn(s):
+			for i, (lo, m) in enumerate(zip(keys, per)):
+				c = Session(s.dsn, "short")
+				try:
+					c.q("INSERT INTO %s (k) SELECT %s FROM generate_series(0, %d) g" % (
+						T.name, self.key_expr(T, lo), m - 1))
+				finally:
+					c.conn.close()
+				if i % every == every - 1:
+					s.q("ANALYZE %s" % T.name)
+		self.run_ops([Op("short connections", "write", fn, T)])
+		self.rate_check(rng, T, "after short connections")
 
 	def step_maintenance(self, rng, pre):
 		T = self.pick_table(rng)
