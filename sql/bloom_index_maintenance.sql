@@ -164,7 +164,14 @@ SELECT relfrozenxid AS frozen_before FROM pg_class WHERE relname = 'bfm_x' \gset
 VACUUM (FREEZE, PARALLEL 0) bfm_x;
 SELECT relfrozenxid::text <> :'frozen_before' AS frozen_advanced
 FROM pg_class WHERE relname = 'bfm_x';
-SELECT layers > 1 AS still_several_layers FROM bloom_index_info('bfm_x_k');
+SELECT layers AS layers_after_failure,
+	   advice LIKE 'A compaction was cut off or is under way%' AS under_way
+FROM bloom_index_info('bfm_x_k') \gset
+SELECT :layers_after_failure > 1 AS still_several_layers, :'under_way' AS under_way;
+-- more failing VACUUMs: the compaction stays under way, no layer is added
+VACUUM (PARALLEL 0) bfm_x;
+VACUUM (PARALLEL 0) bfm_x;
+SELECT layers = :layers_after_failure AS no_layer_added FROM bloom_index_info('bfm_x_k');
 SET min_parallel_index_scan_size = 0;
 VACUUM (PARALLEL 2) bfm_x;
 RESET min_parallel_index_scan_size;
