@@ -87,7 +87,9 @@ REGRESS = \
 	bloom_index_trust \
 	bloom_index_parallel \
 	bloom_index_growth \
-	bloom_index_checks
+	bloom_index_checks \
+	bloom_index_pending \
+	bloom_index_maintenance
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src

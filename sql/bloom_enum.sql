@@ -133,8 +133,10 @@ ALTER TYPE en_mood_gone RENAME TO en_mood;
 SELECT bloom_contains(a | b, 'meh'::en_mood) AS combined FROM en_two;
 DROP TABLE en_two, en_moved;
 
--- many labels added since: which ones cannot be told apart in reasonable
--- time, and the filter is refused (a few at a time are fine)
+-- many labels added since: the newest labels (by their OIDs, which ADD
+-- VALUE hands out in order) are checked at once, whatever their number; past
+-- that, which ones were added cannot be told apart in reasonable time, and
+-- the filter is refused (a few at a time are fine)
 CREATE TABLE en_wide AS
 SELECT bloom_agg(m) AS f FROM unnest(enum_range(NULL::en_mood)) m;
 DO $$
@@ -154,6 +156,11 @@ BEGIN
     END LOOP;
 END
 $$;
+SELECT bloom_contains(f, 'l7'::en_mood) FROM en_half;
+SELECT bloom_contains(f, 'l77'::en_mood) FROM en_half;
+-- with an old label renamed as well, the newest are not the difference: a
+-- search among 84 labels for 40 gives up
+ALTER TYPE en_mood RENAME VALUE 'sad' TO 'blue';
 SELECT bloom_contains(f, 'l7'::en_mood) FROM en_half;
 DROP TABLE en_wide, en_half;
 DROP TYPE en_mood;

@@ -14,7 +14,10 @@
  *    newest (op BF_OP_COMPACT; replaced = the old layers).  Inserts hold the
  *    share lock for all of their work (bfinsert.c), so every insert from then
  *    on sets its key's bits in the new layer (and takes no old layer's bits
- *    as proof that a key is there), and every insert before it is done.
+ *    as proof that a key is there), and every insert before it is done.  The
+ *    layer is counted from the start as holding the keys the compaction
+ *    will set (bf_compact_reserved), so that inserts meanwhile find only its
+ *    headroom free, and grow the index past it.
  * 2. The table is scanned with a non-vacuumable snapshot: every tuple some
  *    snapshot may still see (live, recently dead, or inserted or deleted by
  *    a transaction in progress) has its key's bits set in the new layer (a
@@ -23,10 +26,16 @@
  *    its heap tuple was written, so the scan, which starts after step 1,
  *    finds that tuple, or no snapshot can see it any more.  (A tuple dead
  *    to all is skipped, as CREATE INDEX skips it: its TOASTed values may be
- *    gone already.)
+ *    gone already.)  The first scan counts the distinct keys it meets: if
+ *    they would overfill the layer (VACUUM sized it from the live rows,
+ *    which leave out the rows of transactions in progress), the compaction
+ *    is given up before it writes anything, the old layers become live
+ *    again, and one sized for the keys met begins.
  * 3. The scan's bits are ORed into the new layer's pages, keeping what
  *    inserts set there meanwhile, each page WAL-logged whole.
- * 4. Under the exclusive lock again the old layers are dropped (op NONE):
+ * 4. A snapshot-conflict horizon is WAL-logged for hot standbys (the scan
+ *    judged "dead to all" by this server's horizon: bf_log_conflict), then,
+ *    under the exclusive lock again, the old layers are dropped (op NONE):
  *    the new layer holds every key they held that a snapshot can still see.
  *
  * Probes test every named layer throughout.  One that read the metapage
@@ -54,7 +63,12 @@
  */
 #include "postgres.h"
 
+#include "access/heapam.h"
+#include "access/nbtxlog.h"
 #include "access/tableam.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xloginsert.h"
 #include "catalog/index.h"
 #include "catalog/storage.h"
 #include "commands/vacuum.h"
@@ -62,6 +76,7 @@
 #include "miscadmin.h"
 #include "postmaster/autovacuum.h"
 #include "storage/lmgr.h"
+#include "storage/procarray.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -85,17 +100,24 @@ bf_held_keys(const BfMetaPageData *meta, double live_rows, bool live_rows_known)
 /*
  * Is a compaction worth a scan of the table: more than one live layer (each
  * probe reads a page of each, and the deeper layers cost more bits per key
- * than one layer for all the keys), or one holding more than twice the keys
- * the table's rows can (the rest are keys of deleted rows: a compaction
- * drops them and makes the layer smaller)?
+ * than one layer for all the keys), one that took more keys than its
+ * capacity and the lag of the counts explain (its rate is past what it
+ * promised: a layer that could not grow), or one holding more than twice
+ * the keys the table's rows can (the rest are keys of deleted rows: a
+ * compaction drops them and makes the layer smaller)?
  */
+#define BF_OVERFULL			1.1
+
 bool
 bf_compaction_due(const BfMetaPageData *meta, double live_rows,
 				  bool live_rows_known)
 {
+	const BfLayer *last = &meta->layers[meta->nlayers - 1];
+
 	if (meta->op != BF_OP_NONE || bf_live_layers(meta) == 0)
 		return false;
-	if (bf_live_layers(meta) > 1)
+	if (bf_live_layers(meta) > 1 ||
+		(double) last->nkeys > BF_OVERFULL * (double) last->capacity)
 		return true;
 	return live_rows_known && live_rows >= 0 &&
 		(double) bf_live_keys(meta) > 2 * live_rows + BF_MIN_CAPACITY;
@@ -124,6 +146,7 @@ typedef struct BfOpArg
 {
 	uint16		op;
 	BfLayer		layer;			/* begin: the new layer; end: its nkeys */
+	uint64		seen;			/* end of a compaction: the keys its scan met */
 } BfOpArg;
 
 /* Name the new layer as the newest; the others are being replaced. */
@@ -144,10 +167,35 @@ bf_begin_op(BfMetaPageData *meta, void *arg)
 }
 
 /*
- * Drop the replaced layers.  After a move the new one adds the count of the
- * layer it copied, as the metapage has it now (its own count has the inserts
- * since); after a compaction it counts at least a->layer.nkeys (the scan's
- * count includes most inserts since).
+ * The keys a compaction's layer is counted to hold from the moment it is
+ * named: the keys the compaction expects to set in it (its capacity less
+ * the headroom), so that inserts meanwhile find only the headroom free and
+ * grow the index past it, as they would a full layer.  A function of the
+ * layer alone: a compaction resumed after a crash finds it the same.
+ */
+static uint64
+bf_compact_reserved(const BfLayer *layer)
+{
+	return (uint64) ((double) layer->capacity / BF_COMPACT_HEADROOM);
+}
+
+/* The keys inserts added to a compaction's layer since it was named. */
+static uint64
+bf_compact_inserted(const BfLayer *layer)
+{
+	uint64		reserved = bf_compact_reserved(layer);
+
+	return layer->nkeys > reserved ? layer->nkeys - reserved : 0;
+}
+
+/*
+ * Drop the replaced layers.  A move's copy was named counting the keys of
+ * the layer it copies, and counts the inserts since.  A compaction's layer
+ * counts the keys the scan set, or met if more (a->layer.nkeys), and those
+ * inserted since it was named: its count less what it was counted to hold
+ * meanwhile, the larger of its reservation and the keys the scan met
+ * (bf_fill_fits raised it to those).  A key both set is counted twice: the
+ * layer grows a little early, never late.
  */
 static bool
 bf_end_op(BfMetaPageData *meta, void *arg)
@@ -158,12 +206,38 @@ bf_end_op(BfMetaPageData *meta, void *arg)
 
 	if (meta->op != a->op || l->id != a->layer.id)
 		elog(ERROR, "bloomfilter index changed under its grow lock");
-	l->nkeys = a->op == BF_OP_MOVE ? l->nkeys + meta->layers[0].nkeys :
-		Max(l->nkeys, a->layer.nkeys);
+	if (a->op == BF_OP_COMPACT)
+	{
+		uint64		held = Max(bf_compact_reserved(l), a->seen);
+
+		l->nkeys = (l->nkeys > held ? l->nkeys - held : 0) + a->layer.nkeys;
+	}
 	memmove(&meta->layers[0], &meta->layers[gone],
 			(meta->nlayers - gone) * sizeof(BfLayer));
 	meta->nlayers -= gone;
 	memset(&meta->layers[meta->nlayers], 0, gone * sizeof(BfLayer));
+	meta->replaced = 0;
+	meta->op = BF_OP_NONE;
+	meta->generation++;
+	return true;
+}
+
+/*
+ * Give up a compaction whose layer the table's keys would overfill: the old
+ * layers are live again, and the compaction's layer, which holds the keys
+ * inserted since it was named and none of the scan's, becomes one more
+ * layer, counted for those keys.  (A compaction sized anew replaces them
+ * all.)
+ */
+static bool
+bf_abandon_op(BfMetaPageData *meta, void *arg)
+{
+	BfOpArg    *a = (BfOpArg *) arg;
+	BfLayer    *l = &meta->layers[meta->replaced];
+
+	if (meta->op != BF_OP_COMPACT || l->id != a->layer.id)
+		elog(ERROR, "bloomfilter index changed under its grow lock");
+	l->nkeys = bf_compact_inserted(l);
 	meta->replaced = 0;
 	meta->op = BF_OP_NONE;
 	meta->generation++;
@@ -211,7 +285,9 @@ bf_begin(Relation index, uint16 op, uint64 capacity)
 		ok = bf_plan_layer(&meta, 0, capacity, &arg.layer);
 	if (ok)
 	{
-		arg.layer.nkeys = 0;
+		/* (a move's copy starts with the count of the layer it copies) */
+		if (op == BF_OP_COMPACT)
+			arg.layer.nkeys = bf_compact_reserved(&arg.layer);
 		bf_write_layer(index, &arg.layer, NULL);
 		bf_update_meta(index, bf_begin_op, &arg);
 	}
@@ -219,18 +295,30 @@ bf_begin(Relation index, uint16 op, uint64 capacity)
 	return ok;
 }
 
+/*
+ * End (or, with bf_abandon_op, give up) the operation op of layer: nkeys
+ * and seen as bf_end_op counts them.
+ */
 static void
-bf_end(Relation index, uint16 op, const BfLayer *layer, uint64 nkeys)
+bf_end(Relation index, uint16 op, const BfLayer *layer, uint64 nkeys,
+	   uint64 seen, bool (*change) (BfMetaPageData *meta, void *arg))
 {
 	BfOpArg		arg;
 
 	arg.op = op;
 	arg.layer = *layer;
 	arg.layer.nkeys = nkeys;
+	arg.seen = seen;
 	LockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
-	bf_update_meta(index, bf_end_op, &arg);
+	bf_update_meta(index, change, &arg);
 	UnlockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
 }
+
+#if PG_VERSION_NUM >= 170000
+#define IsAutoVacuumWorkerProcessCompat() AmAutoVacuumWorkerProcess()
+#else
+#define IsAutoVacuumWorkerProcessCompat() IsAutoVacuumWorkerProcess()
+#endif
 
 /* The memory the new layer's bits may take at a time. */
 static Size
@@ -238,42 +326,77 @@ bf_compact_budget(void)
 {
 	int			kb = maintenance_work_mem;
 
-#if PG_VERSION_NUM >= 170000
-	if (AmAutoVacuumWorkerProcess() && autovacuum_work_mem != -1)
-#else
-	if (IsAutoVacuumWorkerProcess() && autovacuum_work_mem != -1)
-#endif
+	if (IsAutoVacuumWorkerProcessCompat() && autovacuum_work_mem != -1)
 		kb = autovacuum_work_mem;
 	return (Size) kb * 1024;
 }
 
 /*
- * Set the key of every tuple of the table whose key's block lies in [lo, hi)
- * of the layer, in bits (the blocks lo..hi-1); returns the keys that set
- * bits.
+ * Does some snapshot still need this heap tuple: live, inserted or deleted
+ * by a transaction in progress, or deleted by one whose deletion not every
+ * snapshot sees yet (judged, as a non-vacuumable snapshot does, by the
+ * server's current horizon)?  A tuple some snapshot may still see has its
+ * TOASTed values still there; one dead to all may not.  A tuple left out
+ * because its deleter is older than the horizon is one a hot standby's
+ * older snapshot may still see: its deleter moves *horizon (the newest such
+ * deleter), the snapshot-conflict horizon the compaction WAL-logs (as
+ * nbtree logs the newest deleter of the entries it removes).  A tuple whose
+ * inserter aborted was never seen by anyone.  The buffer is pinned; it is
+ * share-locked here, since hint bits may be set.
+ */
+static bool
+bf_tuple_needed(HeapTuple tuple, Buffer buf, GlobalVisState *vistest,
+				TransactionId *horizon)
+{
+	TransactionId dead_after = InvalidTransactionId;
+	HTSV_Result result;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	result = HeapTupleSatisfiesVacuumHorizon(tuple, buf, &dead_after);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (result == HEAPTUPLE_DEAD)
+		return false;
+	if (result == HEAPTUPLE_RECENTLY_DEAD &&
+		GlobalVisTestIsRemovableXid(vistest, dead_after))
+	{
+		if (!TransactionIdIsValid(*horizon) ||
+			TransactionIdFollows(dead_after, *horizon))
+			*horizon = dead_after;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Set the key of every tuple of the table some snapshot may still need
+ * (bf_tuple_needed) whose key's block lies in [lo, hi) of the layer, in bits
+ * (the blocks lo..hi-1); returns the keys that set bits.  Every such key,
+ * in the part or not, goes into distinct if given.  The table is a heap
+ * (bf_compact checks it).
  */
 static uint64
 bf_scan_part(Relation index, Relation heap, const BfMetaPageData *meta,
 			 const BfLayer *layer, uint64 lo, uint64 hi, uint8 *bits,
-			 BloomKeyType *kt)
+			 BloomKeyType *kt, BloomDistinct *distinct, TransactionId *horizon)
 {
 	IndexInfo  *ii = BuildIndexInfo(index);
 	EState	   *estate = CreateExecutorState();
 	ExprContext *econtext = GetPerTupleExprContext(estate);
 	TupleTableSlot *slot = table_slot_create(heap, NULL);
+	GlobalVisState *vistest = GlobalVisTestFor(heap);
 	ExprState  *predicate;
 	TableScanDesc scan;
+	HeapTuple	tuple;
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
 	uint64		added = 0;
-	SnapshotData snapshot;
 
 	econtext->ecxt_scantuple = slot;
 	predicate = ExecPrepareQual(ii->ii_Predicate, estate);
-	InitNonVacuumableSnapshot(snapshot, GlobalVisTestFor(heap));
-	scan = table_beginscan_strat(heap, &snapshot, 0, NULL, true, false);
-	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	scan = table_beginscan_strat(heap, SnapshotAny, 0, NULL, true, false);
+	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
+		Buffer		buf = ((HeapScanDesc) scan)->rs_cbuf;
 		uint64		h;
 		uint64		b;
 
@@ -283,13 +406,18 @@ bf_scan_part(Relation index, Relation heap, const BfMetaPageData *meta,
 #else
 		vacuum_delay_point();
 #endif
+		if (!bf_tuple_needed(tuple, buf, vistest, horizon))
+			continue;
 		MemoryContextReset(econtext->ecxt_per_tuple_memory);
+		ExecStoreBufferHeapTuple(tuple, slot, buf);
 		if (predicate && !ExecQual(predicate, econtext))
 			continue;
 		FormIndexDatum(ii, slot, estate, values, isnull);
 		if (isnull[0])
 			continue;
 		h = bloom_key_hash(kt, values[0], meta->seed);
+		if (distinct)
+			bloom_distinct_add(distinct, h);
 		b = bloom_block_of(h, layer->nblocks);
 		if (b < lo || b >= hi)
 			continue;
@@ -308,15 +436,97 @@ bf_scan_part(Relation index, Relation heap, const BfMetaPageData *meta,
 	return added;
 }
 
-/* Steps 2 and 3: fill the new layer from the table. */
-static uint64
+/* What filling a compaction's layer found. */
+typedef struct BfFill
+{
+	uint64		added;			/* keys the scan set */
+	double		seen;			/* distinct keys the scan met */
+	double		need;			/* keys a compaction begun now must take */
+	TransactionId horizon;		/* newest deleter of a tuple left out */
+} BfFill;
+
+/* Add count keys to the count of layer id. */
+typedef struct BfRaiseArg
+{
+	uint32		layer;
+	uint64		count;
+} BfRaiseArg;
+
+static bool
+bf_raise_count(BfMetaPageData *meta, void *arg)
+{
+	BfRaiseArg *a = (BfRaiseArg *) arg;
+
+	for (uint32 i = 0; i < meta->nlayers; i++)
+		if (meta->layers[i].id == a->layer)
+		{
+			meta->layers[i].nkeys += a->count;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * After the first part's scan: the keys it met (distinct), those inserted
+ * into the layer since it was named (mine) and into layers grown after it
+ * (later).  False if the scan's and the layer's inserts would overfill it;
+ * otherwise the layer's count is raised to what the scan met, if more than
+ * it was counted to hold, so that inserts from now on find only the room
+ * truly left (the scan's later parts set those keys too).
+ */
+static bool
+bf_fill_fits(Relation index, const BfLayer *layer, BloomDistinct *distinct,
+			 bool must_fill, BfFill *fill)
+{
+	BfMetaPageData now;
+	double		mine = 0;
+	double		later = 0;
+	bool		after = false;
+	uint64		reserved = bf_compact_reserved(layer);
+
+	fill->seen = bloom_distinct_estimate(distinct);
+	bf_read_meta(index, &now);
+	for (uint32 i = 0; i < now.nlayers; i++)
+	{
+		if (now.layers[i].id == layer->id)
+		{
+			mine = (double) bf_compact_inserted(&now.layers[i]);
+			after = true;
+		}
+		else if (after)
+			later += (double) now.layers[i].nkeys;
+	}
+	fill->need = fill->seen + mine + later;
+	if (fill->seen + mine > (double) layer->capacity && !must_fill)
+		return false;
+	if (fill->seen > (double) reserved)
+	{
+		BfRaiseArg	arg = {layer->id, (uint64) fill->seen - reserved};
+
+		bf_update_meta(index, bf_raise_count, &arg);
+	}
+	return true;
+}
+
+/*
+ * Steps 2 and 3: fill the new layer from the table.  The layer was sized
+ * from VACUUM's count of live rows, which leaves out the rows of
+ * transactions in progress (a bulk load not yet committed) that the scan
+ * sets too.  So the first part's scan also counts the distinct keys it
+ * meets, and if those and the keys inserted into the layer since it was
+ * named would overfill it, nothing is written (unless must_fill): false,
+ * with fill->need the keys a compaction begun now must take.
+ */
+static bool
 bf_fill_from_table(Relation index, Relation heap, const BfMetaPageData *meta,
-				   const BfLayer *layer)
+				   const BfLayer *layer, bool must_fill, BfFill *fill)
 {
 	BloomKeyType kt;
 	uint64		part = bf_compact_budget() / BLOOM_BLOCK_BYTES;
-	uint64		added = 0;
+	BloomDistinct *distinct = palloc0(sizeof(BloomDistinct));
 
+	memset(fill, 0, sizeof(*fill));
+	fill->horizon = InvalidTransactionId;
 	bf_key_type(index, &kt, CurrentMemoryContext);
 	bf_check_family(index, meta, &kt);
 	/* whole pages per part, at least one */
@@ -326,12 +536,74 @@ bf_fill_from_table(Relation index, Relation heap, const BfMetaPageData *meta,
 		uint64		hi = Min(lo + part, layer->nblocks);
 		uint8	   *bits = palloc_extended((hi - lo) * BLOOM_BLOCK_BYTES,
 										   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		uint64		n = bf_scan_part(index, heap, meta, layer, lo, hi, bits,
+									 &kt, distinct, &fill->horizon);
 
-		added += bf_scan_part(index, heap, meta, layer, lo, hi, bits, &kt);
+		if (distinct)
+		{
+			bool		fits = bf_fill_fits(index, layer, distinct, must_fill, fill);
+
+			pfree(distinct);
+			distinct = NULL;
+			if (!fits)
+			{
+				pfree(bits);
+				return false;
+			}
+		}
 		bf_or_layer(index, layer, lo, hi - lo, bits);
+		fill->added += n;
 		pfree(bits);
 	}
-	return added;
+	return true;
+}
+
+/*
+ * bf_fill_from_table in a subtransaction: an error it raises (an index
+ * expression that fails on some row, or under VACUUM's search_path; the
+ * key's type changed meanwhile) is caught, its message returned in
+ * *failure, and the caller gives the compaction up: VACUUM must not fail
+ * because of the index.  A cancel still cancels.  In parallel mode
+ * (VACUUM's parallel index phase) no subtransaction can start: there
+ * bf_compact compacts only an index of a plain column.
+ */
+static bool
+bf_fill_guarded(Relation index, Relation heap, const BfMetaPageData *meta,
+				const BfLayer *layer, bool must_fill, BfFill *fill,
+				char **failure)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	bool		ok = false;
+
+	*failure = NULL;
+	if (IsInParallelMode())
+		return bf_fill_from_table(index, heap, meta, layer, must_fill, fill);
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		ok = bf_fill_from_table(index, heap, meta, layer, must_fill, fill);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		if (geterrcode() == ERRCODE_QUERY_CANCELED)
+			PG_RE_THROW();
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		*failure = edata->message;
+	}
+	PG_END_TRY();
+	return ok;
 }
 
 /* A move's copy: OR every page of the old layer into the new one. */
@@ -402,7 +674,14 @@ bf_truncate(Relation index, Relation heap)
 	BfMetaPageData meta;
 	BlockNumber end;
 
-	if (!bf_truncate_allowed(heap))
+	/*
+	 * A VACUUM that vacuums the table's indexes in parallel calls this in
+	 * parallel mode, where the ACCESS EXCLUSIVE lock, which is WAL-logged for
+	 * hot standbys, cannot get the transaction ID its record needs: the free
+	 * pages stay for layers to come, and a VACUUM that is not parallel
+	 * (autovacuum's are not) gives them back.
+	 */
+	if (IsInParallelMode() || !bf_truncate_allowed(heap))
 		return;
 	bf_read_meta(index, &meta);
 	if (bf_layers_end(&meta) >= RelationGetNumberOfBlocks(index))
@@ -417,41 +696,195 @@ bf_truncate(Relation index, Relation heap)
 }
 
 /*
+ * Before the replaced layers are dropped: a hot standby must cancel the
+ * queries whose snapshots may still see a row the compaction's scan left out
+ * as dead to all (by this server's horizon, which a standby without
+ * hot_standby_feedback does not hold back; and a standby's feedback may
+ * hold it back again only after the scan judged), since the new layer may
+ * lack its key.  As nbtree does when it removes index entries, the newest
+ * deleter of those rows is WAL-logged as a snapshot-conflict horizon
+ * (nothing when the scan left out no row).  An extension that is not
+ * preloaded cannot add a resource manager, and generic WAL carries no
+ * horizon, so the record is nbtree's XLOG_BTREE_REUSE_PAGE, whose replay
+ * does nothing but resolve that conflict (for the index's relation, in its
+ * database).
+ */
+static void
+bf_log_conflict(Relation index, Relation heap, TransactionId horizon)
+{
+	xl_btree_reuse_page xlrec;
+	FullTransactionId next;
+	uint32		epoch;
+
+	if (!TransactionIdIsNormal(horizon) || !RelationNeedsWAL(index) ||
+		!XLogStandbyInfoActive())
+		return;
+	next = ReadNextFullTransactionId();
+	epoch = EpochFromFullTransactionId(next);
+	if (horizon > XidFromFullTransactionId(next))
+		epoch--;				/* from before the last wraparound */
+	memset(&xlrec, 0, sizeof(xlrec));
+#if PG_VERSION_NUM >= 160000
+	xlrec.locator = index->rd_locator;
+	xlrec.block = BF_METAPAGE_BLKNO;
+	xlrec.snapshotConflictHorizon = FullTransactionIdFromEpochAndXid(epoch, horizon);
+	xlrec.isCatalogRel = RelationIsAccessibleInLogicalDecoding(heap);
+#else
+	xlrec.node = index->rd_node;
+	xlrec.block = BF_METAPAGE_BLKNO;
+	xlrec.latestRemovedFullXid = FullTransactionIdFromEpochAndXid(epoch, horizon);
+#endif
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
+	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
+}
+
+/* Say that a compaction of the index was not done, and why. */
+static void
+bf_not_compacted(Relation index, const char *why, const char *hint)
+{
+	ereport(IsAutoVacuumWorkerProcessCompat() ? LOG : WARNING,
+			errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			errmsg("bloomfilter index \"%s\" was not compacted",
+				   RelationGetRelationName(index)),
+			errdetail("%s", why),
+			hint ? errhint("%s", hint) : 0);
+}
+
+/* attempts at a compaction whose layer the table's keys would overfill */
+#define BF_COMPACT_TRIES	3
+
+/*
+ * Steps 2 to 4 of the compaction the metapage names: fill its layer from the
+ * table, then drop the layers it replaces.  A layer the table's keys would
+ * overfill is given up, and a compaction sized for them takes its place (a
+ * few times at most: keys that keep coming faster than a scan grow the
+ * index, and the next VACUUM compacts it again).  A fill that fails leaves
+ * the compaction under way, for the next VACUUM, and says why.  The layer counts the keys its scan
+ * met, whichever is more of those and those that set bits (which an
+ * overfilled layer undercounts), so that a layer past its capacity is seen
+ * as such.
+ */
+static void
+bf_run_compaction(Relation index, Relation heap, BfMetaPageData *meta)
+{
+	for (int tries = 1;; tries++)
+	{
+		BfLayer		target = meta->layers[meta->replaced];
+		BfFill		fill;
+		char	   *failure;
+		bool		done = bf_fill_guarded(index, heap, meta, &target,
+										   tries >= BF_COMPACT_TRIES, &fill,
+										   &failure);
+
+		if (done)
+		{
+			bf_log_conflict(index, heap, fill.horizon);
+			bf_end(index, BF_OP_COMPACT, &target,
+				   Max(fill.added, (uint64) fill.seen), (uint64) fill.seen,
+				   bf_end_op);
+			break;
+		}
+		if (failure)
+		{
+			/*
+			 * The compaction stays under way: its layer may hold some of the
+			 * scan's bits (a part was written) that its count does not show,
+			 * so it must not become a layer of its own; inserts go on into
+			 * it and past it, and each VACUUM tries again.
+			 */
+			bf_not_compacted(index, psprintf("Filling its new layer from the table failed: %s", failure),
+							 "The index answers from its old layers and the new one meanwhile; each VACUUM tries again until one finishes the compaction.");
+			break;
+		}
+		bf_end(index, BF_OP_COMPACT, &target, 0, 0, bf_abandon_op);
+		bf_read_meta(index, meta);
+		if (!bf_begin(index, BF_OP_COMPACT,
+					  (uint64) Min(fill.need * BF_COMPACT_HEADROOM,
+								   (double) bloom_max_capacity(BF_LAYER_RATE(meta->rate, 0)))))
+			break;
+		bf_read_meta(index, meta);
+		if (meta->op != BF_OP_COMPACT)
+			break;
+	}
+	bf_read_meta(index, meta);
+}
+
+/*
+ * Why the index cannot be compacted now, or NULL.  Its keys must hash as
+ * they did (labels added to the key's enum are recorded first, as an insert
+ * would); its table must be a heap (the scan judges which rows some snapshot
+ * still needs, and which deleters a hot standby must hear of, by heap
+ * visibility); and in parallel mode, where a failure could not be caught,
+ * it must be an index of a plain column of a type that is never TOASTed
+ * (a TOASTed key of a row deleted meanwhile may be gone before the scan
+ * reads it, once VACUUM of the TOAST table removes it).  *hint tells what
+ * to do.
+ */
+static const char *
+bf_cannot_compact(Relation index, Relation heap, BfMetaPageData *meta,
+				  const char **hint)
+{
+	BloomKeyType kt;
+	BfKeysMatch match;
+
+	*hint = "Rebuild the index with REINDEX.";
+	while ((match = bf_keys_match(index, meta, &kt)) == BF_KEYS_ADDED)
+	{
+		(void) bf_update_labels(index, &meta->labels, &kt.oidlabels);
+		bf_read_meta(index, meta);
+	}
+	if (match == BF_KEYS_CHANGED)
+		return psprintf("Its keys no longer hash as they did: they are of key family \"%s\", its column's keys of \"%s\" now.",
+						bloom_family_display(meta->family),
+						bloom_family_display(kt.family));
+	if (match == BF_KEYS_LABELS)
+		return "A label of its key's enum type was renamed since its keys were hashed, or too many were added to tell.";
+	if (heap->rd_tableam != GetHeapamTableAmRoutine())
+	{
+		*hint = NULL;
+		return "Its table is not a heap: a compaction scans only heap tables.";
+	}
+	if (IsInParallelMode() &&
+		(RelationGetIndexExpressions(index) != NIL ||
+		 RelationGetIndexPredicate(index) != NIL ||
+		 TupleDescAttr(RelationGetDescr(index), 0)->attlen == -1))
+	{
+		*hint = "A VACUUM that does not vacuum indexes in parallel (autovacuum, or VACUUM (PARALLEL 0)) compacts it.";
+		return "The index has an expression, a predicate or a key of variable length, and this VACUUM cleans it up in parallel mode.";
+	}
+	return NULL;
+}
+
+/*
  * Compact the index if it is due, finish an operation a crash or an error
  * cut off, move a lone layer down, and give free pages back.  The caller
  * (VACUUM) holds a lock on the table that keeps other compactions out.
+ * Whatever the index's state, VACUUM goes on: a compaction that cannot be
+ * done now is skipped, with a message (bf_cannot_compact), and probes and
+ * inserts refuse an index whose keys no longer hash as they did.
  */
 void
 bf_compact(Relation index, Relation heap, double live_rows, bool live_rows_known)
 {
 	BfMetaPageData meta;
-	BloomKeyType kt;
+	const char *hint;
+	const char *why;
 
 	bf_read_meta(index, &meta);
-
-	/*
-	 * A compaction hashes the table's keys again, under the labels an enum
-	 * has now: it waits until the metapage records them (the next insert
-	 * does, when labels were only added; a rename needs a REINDEX).
-	 */
-	bf_key_type(index, &kt, CurrentMemoryContext);
-	if (kt.kind == KEY_ENUM && !bloom_labels_equal(&kt.oidlabels, &meta.labels))
+	why = bf_cannot_compact(index, heap, &meta, &hint);
+	if (why == NULL)
 	{
-		bf_truncate(index, heap);
-		return;
+		if (bf_compaction_due(&meta, live_rows, live_rows_known) &&
+			bf_begin(index, BF_OP_COMPACT,
+					 bf_compact_capacity(index, &meta, live_rows, live_rows_known)))
+			bf_read_meta(index, &meta);
+		if (meta.op == BF_OP_COMPACT)
+			bf_run_compaction(index, heap, &meta);
 	}
-	if (bf_compaction_due(&meta, live_rows, live_rows_known) &&
-		bf_begin(index, BF_OP_COMPACT,
-				 bf_compact_capacity(index, &meta, live_rows, live_rows_known)))
-		bf_read_meta(index, &meta);
-	if (meta.op == BF_OP_COMPACT)
-	{
-		BfLayer		target = meta.layers[meta.replaced];
-		uint64		added = bf_fill_from_table(index, heap, &meta, &target);
-
-		bf_end(index, BF_OP_COMPACT, &target, added);
-		bf_read_meta(index, &meta);
-	}
+	else if (meta.op == BF_OP_COMPACT ||
+			 bf_compaction_due(&meta, live_rows, live_rows_known))
+		bf_not_compacted(index, why, hint);
 	if (bf_move_due(&meta) && bf_begin(index, BF_OP_MOVE, 0))
 		bf_read_meta(index, &meta);
 	if (meta.op == BF_OP_MOVE)
@@ -459,7 +892,7 @@ bf_compact(Relation index, Relation heap, double live_rows, bool live_rows_known
 		BfLayer		target = meta.layers[meta.replaced];
 
 		bf_copy_layer(index, &meta);
-		bf_end(index, BF_OP_MOVE, &target, 0);
+		bf_end(index, BF_OP_MOVE, &target, 0, 0, bf_end_op);
 	}
 	bf_truncate(index, heap);
 }

@@ -212,15 +212,12 @@ typedef struct BfOptions
 
 /*
  * What a backend keeps of an index between calls (rd_amcache): the
- * metapage as last read, how its keys hash, and the keys its inserts added
- * that the metapage does not count yet.
+ * metapage as last read, and how its keys hash.
  */
 typedef struct BfState
 {
 	BfMetaPageData meta;
 	BloomKeyType keytype;
-	uint32		count_layer;	/* the layer id of count */
-	uint32		count;			/* keys added to it, not yet in its nkeys */
 } BfState;
 
 /* bfutils.c */
@@ -251,6 +248,20 @@ extern bytea *bfoptions(Datum reloptions, bool validate);
 extern void bf_check_rate(double rate);
 extern void bf_check_family_meta(Relation index, const BfMetaPageData *meta,
 								 const BloomKeyType *kt);
+extern bool bf_update_labels(Relation index, const BloomLabels *seen,
+							 const BloomLabels *labels);
+
+typedef enum BfKeysMatch
+{
+	BF_KEYS_SAME,				/* the keys hash as the metapage says */
+	BF_KEYS_ADDED,				/* enum labels added since it recorded them */
+	BF_KEYS_CHANGED,			/* the key's family is another now */
+	BF_KEYS_LABELS				/* an enum label renamed since, or too many
+								 * added to tell */
+} BfKeysMatch;
+
+extern BfKeysMatch bf_keys_match(Relation index, const BfMetaPageData *meta,
+								 BloomKeyType *kt);
 
 /* phases of CREATE INDEX (pg_stat_progress_create_index) */
 #define BF_PHASE_SCAN		2
@@ -281,6 +292,7 @@ extern void bfinsertcleanup(Relation index, struct IndexInfo *indexInfo);
 #endif
 extern void bf_flush_pending(Relation index);
 extern void bf_flush_all_pending(void);
+extern void bf_insert_init(void);
 
 /* bfcitus.c */
 extern bool bf_citus_index_contains(Relation index, Oid heapoid,

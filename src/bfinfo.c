@@ -13,6 +13,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -27,27 +29,47 @@
 
 #include "bfindex.h"
 
-/* Bits set in a layer; -1 if meta is out of date (bf_read_page). */
-static int64
-bf_layer_bits_set(Relation index, const BfMetaPageData *meta,
-				  const BfLayer *layer)
+/*
+ * Bits set in a layer, and the false-positive rate its bits give now: a key
+ * never added falls in a block (each about as likely) and finds its k bits
+ * set there with probability (c / 512)^k, c the block's bits set (as
+ * bloom_fill_stats reads a value's bits); false if meta is out of date
+ * (bf_read_page).
+ */
+static bool
+bf_layer_fill(Relation index, const BfMetaPageData *meta, const BfLayer *layer,
+			  uint64 *bits_set, double *fpr)
 {
-	uint64		total = 0;
+	double		hit[BLOOM_BLOCK_BITS + 1];
+	double		sum = 0.0;
 
+	for (int c = 0; c <= BLOOM_BLOCK_BITS; c++)
+		hit[c] = pow((double) c / BLOOM_BLOCK_BITS, (double) layer->k);
+	*bits_set = 0;
 	for (BlockNumber p = 0; p < layer->npages; p++)
 	{
 		Buffer		buf;
+		Page		page;
+		uint32		n;
 
 		CHECK_FOR_INTERRUPTS();
 		buf = bf_read_page(index, meta, layer, p);
 		if (!BufferIsValid(buf))
-			return -1;
-		total += bloom_popcount(BfPageGetBits(BufferGetPage(buf)),
-								(size_t) BfPageGetHeader(BufferGetPage(buf))->nblocks *
-								BLOOM_BLOCK_BYTES);
+			return false;
+		page = BufferGetPage(buf);
+		n = BfPageGetHeader(page)->nblocks;
+		for (uint32 b = 0; b < n; b++)
+		{
+			uint64		c = bloom_popcount(BfPageGetBits(page) + (size_t) b * BLOOM_BLOCK_BYTES,
+										   BLOOM_BLOCK_BYTES);
+
+			*bits_set += c;
+			sum += hit[c];
+		}
 		UnlockReleaseBuffer(buf);
 	}
-	return (int64) total;
+	*fpr = sum / (double) layer->nblocks;
+	return true;
 }
 
 /* Bytes of the pages of one layer for capacity keys at the first layer's rate. */
@@ -63,17 +85,36 @@ bf_one_layer_bytes(const BfMetaPageData *meta, uint64 capacity)
 }
 
 /*
+ * How far above its false_positive_rate an index's bits may answer before
+ * the advice speaks: a layer at its capacity is near its own share of the
+ * rate, and a small one's measured rate spreads around that.
+ */
+#define BF_RATE_TOLERANCE	1.2
+
+/*
  * When the index is larger or slower than its keys need, what to do: NULL
  * when it is in shape.
  */
 static char *
 bf_advice(Relation index, const BfMetaPageData *meta, double size,
-		  double stale, bool stale_known)
+		  double rate, double stale, bool stale_known)
 {
 	uint32		live = bf_live_layers(meta);
 	double		one = bf_one_layer_bytes(meta, bf_compact_capacity(index, meta, 0, false));
 	double		free_bytes = size - (double) bf_layers_end(meta) * BLCKSZ;
+	BloomKeyType kt;
+	BfKeysMatch match;
 
+	match = bf_keys_match(index, meta, &kt);
+	if (match == BF_KEYS_CHANGED)
+		return psprintf("Its keys no longer hash as they did (the key's family is \"%s\" now, not \"%s\"): probes and inserts are refused and VACUUM cannot compact it. Rebuild it with REINDEX.",
+						bloom_family_display(kt.family),
+						bloom_family_display(meta->family));
+	if (match == BF_KEYS_LABELS)
+		return pstrdup("A label of its key's enum type was renamed since its keys were hashed (or too many were added to tell): probes and inserts are refused and VACUUM cannot compact it. Rebuild it with REINDEX.");
+	if (rate > BF_RATE_TOLERANCE * meta->rate && meta->op == BF_OP_NONE)
+		return psprintf("Its bits answer \"maybe\" for %.2g of absent keys, above its false_positive_rate of %g: a layer holds more keys than it was sized for. VACUUM compacts it into one layer sized for the table's keys; if the rate stays above, rebuild it with REINDEX.",
+						rate, meta->rate);
 	if (meta->op != BF_OP_NONE)
 		return psprintf("A %s was cut off or is under way: the index probes its old and new layers until the next VACUUM finishes it.",
 						meta->op == BF_OP_COMPACT ? "compaction" : "move");
@@ -111,19 +152,30 @@ retry:
 	for (uint32 i = 0; i < meta.nlayers; i++)
 	{
 		const BfLayer *l = &meta.layers[i];
-		int64		set = bf_layer_bits_set(index, &meta, l);
+		uint64		set;
+		double		fpr;
 		double		n;
 
-		if (set < 0)
+		if (!bf_layer_fill(index, &meta, l, &set, &fpr))
 		{
 			bf_read_meta(index, &meta);
 			goto retry;
 		}
-		n = bloom_estimate_keys(l->nblocks, (int) l->k, (uint64) set);
+
+		/*
+		 * A layer with every bit set could hold any number of keys: it holds
+		 * at least as many as one bit fewer would show, and as many as were
+		 * counted into it.
+		 */
+		if (set < l->nblocks * BLOOM_BLOCK_BITS)
+			n = bloom_estimate_keys(l->nblocks, (int) l->k, set);
+		else
+			n = Max(bloom_estimate_keys(l->nblocks, (int) l->k, set - 1),
+					(double) l->nkeys);
 		/* a layer being replaced holds keys the new one is given too */
 		if (i >= meta.replaced)
 			keys += n;
-		miss *= 1.0 - bloom_expected_fpr(l->nblocks, (int) l->k, n);
+		miss *= 1.0 - fpr;
 	}
 	size = (double) RelationGetNumberOfBlocks(index) * BLCKSZ;
 	values[0] = ObjectIdGetDatum(indexoid);
@@ -151,7 +203,7 @@ retry:
 	}
 	else
 		nulls[7] = nulls[8] = true;
-	advice = bf_advice(index, &meta, size,
+	advice = bf_advice(index, &meta, size, 1.0 - miss,
 					   nulls[8] ? 0 : DatumGetFloat8(values[8]), !nulls[8]);
 	if (advice)
 		values[9] = CStringGetTextDatum(advice);
@@ -325,18 +377,24 @@ bf_index_filters(PG_FUNCTION_ARGS)
 		BfMetaPageData meta;
 		Datum		filters[BF_MAX_LAYERS];
 		BloomLabels labels;
+		BloomKeyType kt;
 
 		bf_flush_pending(index);
 
 		/*
 		 * The metapage's guard of an enum's labels is of (OID, label) pairs;
 		 * a bloom value's is of the labels: checked (a rename refused), the
-		 * values get the labels the type has now.
+		 * values get the labels the type has now.  Nothing is recorded in
+		 * the metapage: reading never writes (a hot standby, a read-only
+		 * transaction).
 		 */
-		labels = bf_get_state(index)->keytype.labels;
+		bf_key_type(index, &kt, CurrentMemoryContext);
 		do
+		{
 			bf_read_meta(index, &meta);
-		while (!bf_leaf_filters(index, &meta, &labels, filters));
+			bf_check_family(index, &meta, &kt);
+			labels = kt.labels;
+		} while (!bf_leaf_filters(index, &meta, &labels, filters));
 		for (uint32 i = 0; i < meta.nlayers; i++)
 		{
 			Datum		values[3];

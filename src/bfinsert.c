@@ -9,13 +9,17 @@
  * When the hashes are set.  An insert only hashes its key and keeps the
  * hash, in memory of its transaction.  They are set when a batch is full,
  * at the end of the statement (aminsertcleanup, PostgreSQL 17 and later),
- * before this backend probes the index, and in any case before its
- * transaction commits or prepares (a pre-commit callback): so every key of a
- * committed row is in the index before the commit is, and a transaction
- * finds its own earlier statements' keys.  A batch sets many keys of a page
- * under one lock and one WAL record, in the order of the pages: a bulk load
- * does a fraction of the buffer lookups, locks and WAL of one key at a time.
- * A transaction that aborts drops its hashes, which no row needs.
+ * before this backend probes the index, before any utility command (which
+ * may give the index a new OID on its old file, or new storage), before a
+ * query that starts parallel workers (which probe the index themselves,
+ * from a statement's AFTER trigger too), and in any case before its
+ * transaction commits or prepares (a pre-commit callback): so every key of
+ * a committed row is in the index before the commit is, and every probe, in
+ * any process, finds every key of a row its snapshot sees.  A batch sets
+ * many keys of a page under one lock and one WAL record, in the order of the
+ * pages: a bulk load does a fraction of the buffer lookups, locks and WAL of
+ * one key at a time.  A transaction that aborts drops its hashes, which no
+ * row needs.
  *
  * Setting hashes holds the metapage's share lock from the moment it reads
  * which layer is the newest until the bits are set.  What changes the list
@@ -38,6 +42,8 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
+#include "executor/executor.h"
+#include "tcop/utility.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -59,19 +65,38 @@ typedef struct BfPending
 static HTAB *bf_pending = NULL;
 static bool bf_xact_registered = false;
 
+static ExecutorStart_hook_type prev_ExecutorStart = NULL;
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+
 static void bf_xact_callback(XactEvent event, void *arg);
 
 /*
- * Keys a backend adds to a layer before it adds them to the layer's count
- * in the metapage (an exclusive lock and a WAL record): a share of the
- * layer's capacity, so that even a small layer is counted closely.  The
- * count lags by at most this much per backend: growth comes a little late,
- * within the rate's headroom, never early.
+ * How the keys of small batches are counted.  Adding each key to the
+ * layer's count in the metapage would take its exclusive lock and a WAL
+ * record per key; a count kept in the backend until it has many would be
+ * lost when the backend exits or its relcache entry is rebuilt (a VACUUM or
+ * ANALYZE of the table does that), and a layer could then take keys past
+ * its capacity for ever.  So the count is sampled: a key that sets bits
+ * adds "batch" to the count when its hash says so, one key in "batch" (by a
+ * hash of its hash, independent of where its bits lie).  The count is right
+ * on average and kept nowhere else, whatever the backends do; it is off by
+ * about the square root of batch times the keys (1.6% of a large layer at
+ * its capacity), and the metapage is written once per batch keys.  Small
+ * layers are counted exactly.
  */
 static uint32
 bf_count_batch(const BfLayer *layer)
 {
-	return (uint32) Max(Min(layer->capacity / 256, 1024), 1);
+	return (uint32) Max(Min(layer->capacity / 4096, 256), 1);
+}
+
+static inline bool
+bf_count_sampled(uint64 h, uint32 batch)
+{
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	return batch <= 1 || h % batch == 0;
 }
 
 /* One key of a batch: its page in a layer, and where it is in the batch. */
@@ -147,15 +172,17 @@ bf_mark_present(Relation index, const BfMetaPageData *meta, const BfLayer *layer
  * Set the bits of the hashes not done[] in the newest layer: per page, the
  * keys whose bits are all set already are skipped under a share lock; the
  * others are set under the exclusive lock, with one WAL record for the
- * page.  Returns the keys that set bits.
+ * page.  Returns the keys that set bits; adds the sampled count of them
+ * (bf_count_batch) to *sampled.
  */
 static uint32
 bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
-			  const bool *done, uint32 n, BfSortKey *keys)
+			  const bool *done, uint32 n, BfSortKey *keys, uint64 *sampled)
 {
 	const BfLayer *layer = &meta->layers[meta->nlayers - 1];
 	uint32		m = bf_sort_by_block(layer, hashes, done, n, keys);
 	uint32		added = 0;
+	uint32		batch = bf_count_batch(layer);
 	size_t		offs[BF_BLOCKS_PER_PAGE];
 	uint8	   *blks = palloc(BF_BLOCKS_PER_PAGE * BLOOM_BLOCK_BYTES);
 
@@ -203,6 +230,8 @@ bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
 			{
 				bloom_set_hash(blk, 1, (int) layer->k, hashes[keys[j].i]);
 				added++;
+				if (bf_count_sampled(hashes[keys[j].i], batch))
+					*sampled += batch;
 			}
 		}
 		/* (another backend may have set them all between our two locks) */
@@ -230,7 +259,7 @@ bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
 typedef struct BfCountArg
 {
 	uint32		layer;			/* the layer's id */
-	uint32		count;			/* keys to add to its nkeys */
+	int64		count;			/* keys to add to its nkeys (or take back) */
 } BfCountArg;
 
 static bool
@@ -244,27 +273,113 @@ bf_add_count(BfMetaPageData *meta, void *arg)
 
 		if (l->id != a->layer)
 			continue;
-		l->nkeys += a->count;
+		if (a->count < 0 && (uint64) -a->count > l->nkeys)
+			l->nkeys = 0;
+		else
+			l->nkeys += a->count;
 		return true;
 	}
 	return false;				/* the layer is gone: nothing to count */
 }
 
-/* Add the keys this backend counted to their layer's nkeys in the metapage. */
+/* Add count keys to the nkeys of layer id in the metapage. */
 static void
-bf_flush_count(Relation index, BfState *state)
+bf_count(Relation index, uint32 id, int64 count)
 {
 	BfCountArg	arg;
 
-	arg.layer = state->count_layer;
-	arg.count = state->count;
-	state->count = 0;
+	arg.layer = id;
+	arg.count = count;
 	bf_update_meta(index, bf_add_count, &arg);
+}
+
+/*
+ * A claim of room in the newest layer: what a batch of many keys takes
+ * before it sets them, so that the other writers see it taken.
+ */
+typedef struct BfClaimArg
+{
+	uint64		want;			/* keys to claim room for */
+	uint32		layer;			/* out: the newest layer's id, 0 if none */
+	uint64		claimed;		/* out: room claimed (0: the layer is full) */
+} BfClaimArg;
+
+static bool
+bf_claim_room(BfMetaPageData *meta, void *arg)
+{
+	BfClaimArg *a = (BfClaimArg *) arg;
+	BfLayer    *l;
+
+	a->layer = 0;
+	a->claimed = 0;
+	if (bf_live_layers(meta) == 0)
+		return false;
+	l = &meta->layers[meta->nlayers - 1];
+	a->layer = l->id;
+	if (l->nkeys >= l->capacity)
+		return false;
+	a->claimed = Min(a->want, l->capacity - l->nkeys);
+	l->nkeys += a->claimed;
+	return true;
+}
+
+/*
+ * Pin and share-lock the metapage, for setting keys: the backend's copy of
+ * it is refreshed (and checked) when the list of layers changed; *nkeys is
+ * the newest layer's count, which changes without a new generation.
+ */
+static Buffer
+bf_lock_meta(Relation index, BfState *state, uint64 *nkeys)
+{
+	Buffer		metabuf = ReadBuffer(index, BF_METAPAGE_BLKNO);
+	BfMetaPageData *meta;
+
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+	meta = BfPageGetMeta(BufferGetPage(metabuf));
+	if (meta->generation != state->meta.generation ||
+		meta->magic != state->meta.magic)
+	{
+		BfMetaPageData copy;
+
+		memcpy(&copy, meta, sizeof(copy));
+		bf_check_meta(index, &copy);
+		bf_check_family_meta(index, &copy, &state->keytype);
+		state->meta = copy;
+	}
+	*nkeys = meta->nlayers > 0 ? meta->layers[meta->nlayers - 1].nkeys : 0;
+	return metabuf;
+}
+
+/*
+ * Set a slice of hashes in the newest layer of meta, less those the older
+ * layers an insert looks in report: returns the keys that set bits.
+ */
+static uint32
+bf_set_slice(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
+			 bool *done, uint32 n, BfSortKey *keys, uint64 *sampled)
+{
+	uint32		oldest = Max(meta->replaced, meta->nlayers - 1 > BF_OLDER_CHECKED ?
+							 meta->nlayers - 1 - BF_OLDER_CHECKED : 0);
+
+	memset(done, 0, n * sizeof(bool));
+	for (uint32 i = meta->nlayers - 1; i > oldest; i--)
+		bf_mark_present(index, meta, &meta->layers[i - 1], hashes, done, n, keys);
+	return bf_set_newest(index, meta, hashes, done, n, keys, sampled);
 }
 
 /*
  * Set the hashes in the index: in slices that fit in the newest layer's
  * room, each under the metapage's share lock, growing between them.
+ *
+ * The room a slice takes must be seen as taken by the other writers, or
+ * several of them fill one layer many times over.  A slice of more keys
+ * than a count batch claims its room in the metapage first
+ * (bf_claim_room), and gives back what its keys, some of them there
+ * already, did not take.  A smaller one takes the room the metapage shows,
+ * and adds its keys to the count by sampling (bf_count_batch): the others
+ * see it at once, on average.  When the newest layer is full, the writer
+ * grows the index; a layer that cannot grow (the index has as many layers
+ * as it may) takes the keys.
  */
 static void
 bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
@@ -272,89 +387,88 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 	bool	   *done = palloc(n * sizeof(bool));
 	BfSortKey  *keys = palloc(n * sizeof(BfSortKey));
 	uint32		off = 0;
-
-	bool		grown = false;
+	uint32		grow_tried = 0; /* the layer this backend tried to grow */
 
 	while (off < n)
 	{
 		BfState    *state = bf_get_state(index);
-		Buffer		metabuf = ReadBuffer(index, BF_METAPAGE_BLKNO);
-		BfMetaPageData *meta;
+		uint32		left = n - off;
+		Buffer		metabuf;
 		const BfLayer *newest;
+		BfClaimArg	claim = {0};
 		uint32		id;
-		uint32		batch;
 		uint32		slice;
-		uint32		oldest;
 		uint32		added;
+		uint64		sampled = 0;
 		uint64		nkeys;
-		double		room;
+		double		room = 0;
 
-		LockBuffer(metabuf, BUFFER_LOCK_SHARE);
-		meta = BfPageGetMeta(BufferGetPage(metabuf));
-		if (meta->generation != state->meta.generation ||
-			meta->magic != state->meta.magic)
+		if (bf_live_layers(&state->meta) > 0 &&
+			left > bf_count_batch(&state->meta.layers[state->meta.nlayers - 1]))
 		{
-			BfMetaPageData copy;
-
-			memcpy(&copy, meta, sizeof(copy));
-			bf_check_meta(index, &copy);
-			bf_check_family_meta(index, &copy, &state->keytype);
-			state->meta = copy;
+			claim.want = left;
+			bf_update_meta(index, bf_claim_room, &claim);
+			if (claim.layer != 0 && claim.claimed == 0 &&
+				grow_tried != claim.layer)
+			{
+				grow_tried = claim.layer;
+				bf_grow(index, claim.layer);
+				continue;
+			}
 		}
-		/* (the layers are the copy's; counts change without a new generation) */
-		nkeys = meta->nlayers > 0 ? meta->layers[meta->nlayers - 1].nkeys : 0;
-		meta = &state->meta;
-		if (bf_live_layers(meta) == 0)
+
+		metabuf = bf_lock_meta(index, state, &nkeys);
+		if (bf_live_layers(&state->meta) == 0)
 		{
 			/* an unlogged index after a crash: its init fork has no layer */
 			UnlockReleaseBuffer(metabuf);
 			bf_grow(index, 0);
 			continue;
 		}
-		newest = &meta->layers[meta->nlayers - 1];
+		newest = &state->meta.layers[state->meta.nlayers - 1];
 		id = newest->id;
-		batch = bf_count_batch(newest);
-		room = (double) newest->capacity - (double) nkeys -
-			(state->count_layer == id ? state->count : 0);
-		if (room < 1 && !grown)
+		if (claim.claimed > 0 && claim.layer != id)
 		{
-			/*
-			 * The newest layer holds its capacity and a key does not fit:
-			 * count what this backend added, and grow (or wait for whoever
-			 * grows it).
-			 */
+			/* a layer was added since the claim: claim room in it instead */
 			UnlockReleaseBuffer(metabuf);
-			if (state->count > 0)
-				bf_flush_count(index, state);
-			bf_grow(index, id);
-			grown = true;
+			bf_count(index, claim.layer, -(int64) claim.claimed);
 			continue;
 		}
-		/* (a layer that cannot grow, or one another backend grows, takes all) */
-		slice = room >= (double) (n - off) || room < 1 ? n - off : (uint32) room;
-		grown = false;
+		if (claim.claimed > 0)
+			slice = (uint32) claim.claimed;
+		else
+		{
+			room = (double) newest->capacity - (double) nkeys;
+			if (room < 1 && grow_tried != id)
+			{
+				/*
+				 * The newest layer holds its capacity and a key does not fit:
+				 * grow (or wait for whoever grows it).
+				 */
+				UnlockReleaseBuffer(metabuf);
+				grow_tried = id;
+				bf_grow(index, id);
+				continue;
+			}
+			/* (a layer that cannot grow takes all) */
+			slice = room >= (double) left || room < 1 ? left : (uint32) room;
+		}
 
-		memset(done + off, 0, slice * sizeof(bool));
-		oldest = Max(meta->replaced, meta->nlayers - 1 > BF_OLDER_CHECKED ?
-					 meta->nlayers - 1 - BF_OLDER_CHECKED : 0);
-		for (uint32 i = meta->nlayers - 1; i > oldest; i--)
-			bf_mark_present(index, meta, &meta->layers[i - 1], hashes + off,
-							done + off, slice, keys);
-		added = bf_set_newest(index, meta, hashes + off, done + off, slice, keys);
+		added = bf_set_slice(index, &state->meta, hashes + off, done + off,
+							 slice, keys, &sampled);
 		UnlockReleaseBuffer(metabuf);
 		off += slice;
 
-		if (added > 0)
+		if (claim.claimed > 0)
 		{
-			if (state->count_layer != id && state->count > 0)
-				bf_flush_count(index, state);
-			state = bf_get_state(index);
-			state->count_layer = id;
-			state->count += added;
-			/* (a full layer is counted at once: others then grow it) */
-			if (state->count >= batch || (double) added >= room)
-				bf_flush_count(index, state);
+			/* give back the room the keys already there did not take */
+			if (added < slice)
+				bf_count(index, id, -(int64) (slice - added));
 		}
+		else if ((double) added >= room)
+			bf_count(index, id, added); /* the layer is full: others then grow it */
+		else if (sampled > 0)
+			bf_count(index, id, (int64) sampled);
 	}
 	pfree(done);
 	pfree(keys);
@@ -466,6 +580,58 @@ bf_flush_all_pending(void)
 			relation_close(index, NoLock);
 		}
 	}
+}
+
+/*
+ * Before a query that starts parallel workers: a worker probes the index
+ * itself, and must find every key of the rows its snapshot shares with this
+ * backend, including those this backend still holds (a statement's AFTER
+ * trigger runs its queries before the statement's end sets them).  A query
+ * of this backend probes its own keys through bf_flush_pending.
+ */
+static void
+bf_ExecutorStart(QueryDesc *queryDesc, int eflags)
+{
+	if (bf_pending != NULL && queryDesc->plannedstmt->parallelModeNeeded &&
+		!IsInParallelMode())
+		bf_flush_all_pending();
+	if (prev_ExecutorStart)
+		prev_ExecutorStart(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
+/*
+ * Before any utility command but transaction control: a command may give an
+ * index a new OID and keep its file (an ALTER TABLE that changes a column's
+ * type without a rewrite does), after which hashes kept under the old OID
+ * would find no index to go into; it may drop, rebuild or move the index.
+ * Set them while the index is still the one they were hashed for.
+ */
+static void
+bf_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+				  bool readOnlyTree, ProcessUtilityContext context,
+				  ParamListInfo params, QueryEnvironment *queryEnv,
+				  DestReceiver *dest, QueryCompletion *qc)
+{
+	if (bf_pending != NULL && !IsA(pstmt->utilityStmt, TransactionStmt))
+		bf_flush_all_pending();
+	if (prev_ProcessUtility)
+		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+							params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+}
+
+/* Called once, from _PG_init. */
+void
+bf_insert_init(void)
+{
+	prev_ExecutorStart = ExecutorStart_hook;
+	ExecutorStart_hook = bf_ExecutorStart;
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = bf_ProcessUtility;
 }
 
 /*

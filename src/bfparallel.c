@@ -79,6 +79,7 @@ typedef struct BfShared
 	pg_atomic_uint64 added;		/* keys that set a bit */
 	slock_t		mutex;
 	double		reltuples;		/* rows scanned, summed at the end */
+	bool		brokenhotchain; /* a participant met a broken HOT chain */
 } BfShared;
 
 #define ParallelTableScanFromBfShared(shared) \
@@ -175,6 +176,9 @@ bf_parallel_scan(BfShared *shared, pg_atomic_uint32 *words, Relation heap,
 	pg_atomic_add_fetch_u64(&shared->added, p.added);
 	SpinLockAcquire(&shared->mutex);
 	shared->reltuples += reltuples;
+	/* (the leader's IndexInfo must say so: index_build sets indcheckxmin) */
+	if (indexInfo->ii_BrokenHotChain)
+		shared->brokenhotchain = true;
 	SpinLockRelease(&shared->mutex);
 }
 
@@ -296,6 +300,8 @@ bf_parallel_build(Relation heap, Relation index, IndexInfo *indexInfo,
 
 	memcpy(bits, words, bitsize);
 	*reltuples = shared->reltuples;
+	if (shared->brokenhotchain)
+		indexInfo->ii_BrokenHotChain = true;
 	*indtuples = (double) pg_atomic_read_u64(&shared->tuples);
 	*added = pg_atomic_read_u64(&shared->added);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, (int64) *indtuples);

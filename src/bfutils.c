@@ -490,7 +490,7 @@ bf_set_labels(BfMetaPageData *meta, void *arg)
 	return a->done;
 }
 
-static bool
+bool
 bf_update_labels(Relation index, const BloomLabels *seen,
 				 const BloomLabels *labels)
 {
@@ -498,6 +498,35 @@ bf_update_labels(Relation index, const BloomLabels *seen,
 
 	bf_update_meta(index, bf_set_labels, &arg);
 	return arg.done;
+}
+
+/*
+ * How the keys the index holds stand to its column's keys now, without an
+ * error (VACUUM goes on whatever they are): BF_KEYS_SAME; BF_KEYS_ADDED,
+ * when labels were added to the key's enum since the metapage recorded them
+ * (keys hash as they did); BF_KEYS_CHANGED when the family's name changed
+ * (an enum renamed or moved; a type that can no longer be a key), and
+ * BF_KEYS_LABELS when a label of the enum was renamed since (or so many
+ * were added that the check gives up).  kt is set up for the column.
+ */
+BfKeysMatch
+bf_keys_match(Relation index, const BfMetaPageData *meta, BloomKeyType *kt)
+{
+	if (!bloom_key_type_try_init(kt, TupleDescAttr(RelationGetDescr(index), 0)->atttypid,
+								 index->rd_indcollation[0], CurrentMemoryContext) ||
+		strcmp(meta->family, kt->family) != 0)
+		return BF_KEYS_CHANGED;
+	if (kt->kind != KEY_ENUM)
+		return BF_KEYS_SAME;
+	switch (bloom_labels_match(kt, &meta->labels, true))
+	{
+		case 1:
+			return BF_KEYS_SAME;
+		case 0:
+			return BF_KEYS_ADDED;
+		default:
+			return BF_KEYS_LABELS;
+	}
 }
 
 /*

@@ -400,6 +400,21 @@ extern void bloom_expected_fill(uint64_t nblocks, int k, double nkeys,
 extern bool bloom_over_capacity(uint64_t nblocks, int k, uint64_t capacity,
 								uint64_t bits_set);
 
+/*
+ * Distinct keys in a stream of key hashes, estimated in 4 kB whatever their
+ * number (HyperLogLog, 2^12 registers: about 1.6% standard error), for what
+ * must size a filter from keys it meets once (an index's compaction).
+ */
+#define BLOOM_DISTINCT_BITS	12
+
+typedef struct BloomDistinct
+{
+	uint8_t		reg[1 << BLOOM_DISTINCT_BITS];
+} BloomDistinct;
+
+extern void bloom_distinct_add(BloomDistinct *d, uint64_t h);
+extern double bloom_distinct_estimate(const BloomDistinct *d);
+
 /* --- bloom_unique.c: dropping duplicate hashes --- */
 
 extern size_t bloom_sort_unique(uint64_t *a, size_t n);

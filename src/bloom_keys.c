@@ -26,6 +26,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_enum.h"
 #include "catalog/pg_type.h"
@@ -136,6 +137,9 @@ check_collation(Oid collid, Oid typid, bool noerror)
 static uint64 enum_generation = 1;
 static bool enum_watched = false;
 
+/* labels were left out as uncommitted in this transaction (labels_read) */
+static bool enum_uncommitted_seen = false;
+
 static void
 enum_changed(Datum arg, int cacheid, uint32 hashvalue)
 {
@@ -143,46 +147,111 @@ enum_changed(Datum arg, int cacheid, uint32 hashvalue)
 }
 
 /*
- * Read the labels of kt's enum now: their guard into kt, and, where hashes
- * is not NULL, each label's hash (palloc'd, in catalog order).  Labels hash
- * as keys do, in UTF-8 whatever the database encoding.
+ * At the end of a transaction in which labels_read left out labels it had
+ * added: they are now committed (or gone), and the guards read meanwhile
+ * must be read again.  (The transaction's own catalog changes reached this
+ * backend's caches when they were made, so no invalidation comes now.)
  */
+static void
+enum_xact_end(XactEvent event, void *arg)
+{
+	if ((event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		 event == XACT_EVENT_PARALLEL_COMMIT ||
+		 event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PREPARE) &&
+		enum_uncommitted_seen)
+	{
+		enum_uncommitted_seen = false;
+		enum_generation++;
+	}
+}
+
+/*
+ * Read the labels of kt's enum now: their guard into kt, and, where hashes
+ * is not NULL, each label's hash (palloc'd, oldest label first: in the order
+ * of their OIDs, which ADD VALUE hands out in increasing order until the OID
+ * counter wraps).  Labels hash as keys do, in UTF-8 whatever the database
+ * encoding.
+ *
+ * A label this transaction added and cannot use yet (EnumUncommitted: no
+ * row can hold it before the transaction commits) is left out: a guard
+ * records only labels that keys may have, and one recorded from a
+ * transaction that then rolled back would name a label that never was, and
+ * refuse every later key.  Labels of a type created in this transaction are
+ * usable, and count.
+ */
+typedef struct LabelHash
+{
+	Oid			oid;
+	uint64		hash;
+} LabelHash;
+
+static int
+cmp_label_oid(const void *a, const void *b)
+{
+	Oid			x = ((const LabelHash *) a)->oid;
+	Oid			y = ((const LabelHash *) b)->oid;
+
+	return (x > y) - (x < y);
+}
+
 static void
 labels_read(BloomKeyType *kt, uint64 **hashes, bool byoid)
 {
 	CatCList   *list;
-	uint64	   *h = NULL;
+	LabelHash  *h = NULL;
+	uint32		n = 0;
 
 	if (!enum_watched)
 	{
 		CacheRegisterSyscacheCallback(ENUMOID, enum_changed, (Datum) 0);
+		RegisterXactCallback(enum_xact_end, NULL);
 		enum_watched = true;
 	}
 	kt->labels_gen = enum_generation;
 	kt->accepted_ok = false;
 	list = SearchSysCacheList1(ENUMTYPOIDNAME, ObjectIdGetDatum(kt->enumtypid));
 	if (hashes)
-		h = palloc(Max(list->n_members, 1) * sizeof(uint64));
-	kt->labels.count = kt->oidlabels.count = (uint32) list->n_members;
+		h = palloc(Max(list->n_members, 1) * sizeof(LabelHash));
 	kt->labels.sum = kt->oidlabels.sum = 0;
 	for (int i = 0; i < list->n_members; i++)
 	{
 		Form_pg_enum e = (Form_pg_enum) GETSTRUCT(&list->members[i]->tuple);
 		const char *l = NameStr(e->enumlabel);
-		char	   *u = pg_server_to_any(l, strlen(l), PG_UTF8);
-		uint64		x = XXH3_64bits(u, strlen(u));
-		uint64		xo = XXH3_64bits_withSeed(u, strlen(u), (uint64) e->oid);
+		char	   *u;
+		uint64		x;
+		uint64		xo;
 
+		if (EnumUncommitted(e->oid))
+		{
+			enum_uncommitted_seen = true;
+			continue;
+		}
+		u = pg_server_to_any(l, strlen(l), PG_UTF8);
+		x = XXH3_64bits(u, strlen(u));
+		xo = XXH3_64bits_withSeed(u, strlen(u), (uint64) e->oid);
 		if (u != l)
 			pfree(u);
 		kt->labels.sum += x;
 		kt->oidlabels.sum += xo;
 		if (h)
-			h[i] = byoid ? xo : x;
+		{
+			h[n].oid = e->oid;
+			h[n].hash = byoid ? xo : x;
+		}
+		n++;
 	}
+	kt->labels.count = kt->oidlabels.count = n;
 	ReleaseSysCacheList(list);
 	if (hashes)
-		*hashes = h;
+	{
+		uint64	   *out = palloc(Max(n, 1) * sizeof(uint64));
+
+		qsort(h, n, sizeof(LabelHash), cmp_label_oid);
+		for (uint32 i = 0; i < n; i++)
+			out[i] = h[i].hash;
+		pfree(h);
+		*hashes = out;
+	}
 }
 
 /* Have kt's enum labels changed since they were read? */
@@ -217,6 +286,7 @@ set_enum_family(BloomKeyType *kt, Oid enumtypid, bool noerror)
 /* What the labels now are, next to those of a stored guard. */
 typedef enum LabelsFound
 {
+	LABELS_SAME,				/* the labels now are those */
 	LABELS_ADDED,				/* the labels now are those plus some added */
 	LABELS_CHANGED,				/* not: some label was renamed */
 	LABELS_FEWER,				/* fewer labels now than then */
@@ -302,6 +372,21 @@ labels_contained(const BloomLabels *stored, const BloomLabels *now,
 		return LABELS_CHANGED;	/* equal guards were accepted before */
 	if (n == 0)
 		return LABELS_ADDED;	/* no labels then (and a sum of 0) */
+
+	/*
+	 * Most often the labels added since are the newest: the last m - n of h
+	 * (in the order of their OIDs, whatever their place in the enum's
+	 * order).  Only when they are not (the OID counter wrapped between) does
+	 * it take the search, which gives up when too many were added.
+	 */
+	{
+		uint64		newest = 0;
+
+		for (int i = n; i < m; i++)
+			newest += h[i];
+		if (newest == now->sum - stored->sum)
+			return LABELS_ADDED;
+	}
 	k = Min(m - n, n);
 	target = k == m - n ? now->sum - stored->sum : stored->sum;
 	k1 = (k + 1) / 2;
@@ -414,6 +499,46 @@ labels_refuse(const BloomKeyType *kt, const BloomLabels *stored,
 }
 
 /*
+ * How the labels of kt's enum now stand to a stored guard: the guard of an
+ * index (byoid: of (OID, label) pairs) or of a filter (of the labels).
+ */
+static LabelsFound
+labels_compare(BloomKeyType *kt, const BloomLabels *stored, bool byoid)
+{
+	const BloomLabels *now = byoid ? &kt->oidlabels : &kt->labels;
+	uint64	   *h;
+	LabelsFound found;
+
+	Assert(kt->kind == KEY_ENUM);
+	bloom_labels_refresh(kt);
+	if (bloom_labels_equal(stored, now))
+		return LABELS_SAME;
+	if (kt->accepted_ok && bloom_labels_equal(stored, &kt->accepted))
+		return LABELS_ADDED;
+
+	/*
+	 * The guard may be newer than what this backend has heard of (another
+	 * backend added a label, then a key of it): take the invalidations
+	 * first.
+	 */
+	AcceptInvalidationMessages();
+	labels_read(kt, &h, byoid);
+	if (bloom_labels_equal(stored, now))
+	{
+		pfree(h);
+		return LABELS_SAME;
+	}
+	found = labels_contained(stored, now, h);
+	pfree(h);
+	if (found == LABELS_ADDED)
+	{
+		kt->accepted = *stored;
+		kt->accepted_ok = true;
+	}
+	return found;
+}
+
+/*
  * Check a label guard stored with keys of kt's enum (in a filter, an
  * aggregate state or an index's metapage) against the type's labels now:
  * true when they are the same labels, false when labels were added since
@@ -430,36 +555,30 @@ bool
 bloom_check_labels(BloomKeyType *kt, const BloomLabels *stored,
 				   const char *indexname)
 {
-	const BloomLabels *now = indexname ? &kt->oidlabels : &kt->labels;
-	uint64	   *h;
-	LabelsFound found;
+	LabelsFound found = labels_compare(kt, stored, indexname != NULL);
 
-	Assert(kt->kind == KEY_ENUM);
-	bloom_labels_refresh(kt);
-	if (bloom_labels_equal(stored, now))
-		return true;
-	if (kt->accepted_ok && bloom_labels_equal(stored, &kt->accepted))
-		return false;
-
-	/*
-	 * The guard may be newer than what this backend has heard of (another
-	 * backend added a label, then a key of it): take the invalidations
-	 * first.
-	 */
-	AcceptInvalidationMessages();
-	labels_read(kt, &h, indexname != NULL);
-	if (bloom_labels_equal(stored, now))
-	{
-		pfree(h);
-		return true;
-	}
-	found = labels_contained(stored, now, h);
-	pfree(h);
-	if (found != LABELS_ADDED)
+	if (found != LABELS_SAME && found != LABELS_ADDED)
 		labels_refuse(kt, stored, found, indexname);
-	kt->accepted = *stored;
-	kt->accepted_ok = true;
-	return false;
+	return found == LABELS_SAME;
+}
+
+/*
+ * The same check without an error, for what must go on whatever the labels
+ * (VACUUM): 1 when the labels are the guard's, 0 when some were only added
+ * since, -1 when the guard's keys no longer hash as the labels now would.
+ */
+int
+bloom_labels_match(BloomKeyType *kt, const BloomLabels *stored, bool byoid)
+{
+	switch (labels_compare(kt, stored, byoid))
+	{
+		case LABELS_SAME:
+			return 1;
+		case LABELS_ADDED:
+			return 0;
+		default:
+			return -1;
+	}
 }
 
 /*

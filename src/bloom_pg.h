@@ -123,6 +123,8 @@ extern bool bloom_labels_stale(const BloomKeyType *kt);
 extern void bloom_labels_refresh(BloomKeyType *kt);
 extern bool bloom_check_labels(BloomKeyType *kt, const BloomLabels *stored,
 							   const char *indexname);
+extern int	bloom_labels_match(BloomKeyType *kt, const BloomLabels *stored,
+							   bool byoid);
 extern void bloom_combine_labels(const char *family, const BloomLabels *a,
 								 const BloomLabels *b, BloomLabels *out);
 

@@ -410,3 +410,47 @@ bloom_over_capacity(uint64_t nblocks, int k, uint64_t capacity,
 	bloom_expected_fill(nblocks, k, (double) capacity, &mean, &sd);
 	return (double) bits_set > mean + 3.0 * sd;
 }
+
+/*
+ * HyperLogLog (Flajolet et al. 2007, with the small-range correction of
+ * linear counting).  A key's hash is mixed first (MurmurHash3's finalizer):
+ * the bits that choose its block and positions in a filter must not also
+ * choose its register, or keys of one block would crowd one register.
+ */
+void
+bloom_distinct_add(BloomDistinct *d, uint64_t h)
+{
+	uint64_t	x = h;
+	uint64_t	w;
+	uint8_t		rank;
+
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	w = x << BLOOM_DISTINCT_BITS;
+	rank = w == 0 ? (uint8_t) (64 - BLOOM_DISTINCT_BITS + 1) :
+		(uint8_t) (__builtin_clzll(w) + 1);
+	if (rank > d->reg[x >> (64 - BLOOM_DISTINCT_BITS)])
+		d->reg[x >> (64 - BLOOM_DISTINCT_BITS)] = rank;
+}
+
+double
+bloom_distinct_estimate(const BloomDistinct *d)
+{
+	const double m = (double) (1 << BLOOM_DISTINCT_BITS);
+	double		sum = 0.0;
+	int			zeros = 0;
+	double		e;
+
+	for (int i = 0; i < (1 << BLOOM_DISTINCT_BITS); i++)
+	{
+		sum += ldexp(1.0, -(int) d->reg[i]);
+		zeros += d->reg[i] == 0;
+	}
+	e = 0.7213 / (1.0 + 1.079 / m) * m * m / sum;
+	if (e <= 2.5 * m && zeros > 0)
+		e = m * log(m / (double) zeros);
+	return e;
+}

@@ -15,7 +15,6 @@
 
 #include <limits.h>
 
-#include "executor/executor.h"
 #include "fmgr.h"
 #include "utils/guc.h"
 
@@ -32,27 +31,6 @@ PG_MODULE_MAGIC;
 extern PGDLLEXPORT void _PG_init(void);	/* fmgr.h declares it from 16 on */
 #endif
 
-#if PG_VERSION_NUM < 170000
-static ExecutorStart_hook_type prev_ExecutorStart = NULL;
-
-/*
- * Before PostgreSQL 17 an index access method hears nothing at the end of a
- * statement (aminsertcleanup): the keys a transaction's earlier statements
- * inserted into a bloomfilter index, kept as hashes (bfinsert.c), are set
- * before the next query starts instead, so that it finds them, in parallel
- * workers too.
- */
-static void
-bf_ExecutorStart(QueryDesc *queryDesc, int eflags)
-{
-	bf_flush_all_pending();
-	if (prev_ExecutorStart)
-		prev_ExecutorStart(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
-}
-#endif
-
 /*
  * bloomfilter.cache_budget: the memory that one call site of bloom_contains
  * may keep of the stored filters it has read (bloom_cache.c), and one of
@@ -61,10 +39,7 @@ bf_ExecutorStart(QueryDesc *queryDesc, int eflags)
 void
 _PG_init(void)
 {
-#if PG_VERSION_NUM < 170000
-	prev_ExecutorStart = ExecutorStart_hook;
-	ExecutorStart_hook = bf_ExecutorStart;
-#endif
+	bf_insert_init();
 	DefineCustomIntVariable("bloomfilter.cache_budget",
 							"Memory one bloom_contains or bloom_index_contains call site keeps of the filters it has read.",
 							"When the copies would outgrow it, the call site drops them and starts again.",

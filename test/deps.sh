@@ -5,7 +5,8 @@
 #
 # Installs the distribution's PostgreSQL (server, contrib, server headers
 # with PGXS), a C toolchain, the xxHash headers, IPC::Run for the TAP
-# tests and Python 3's xxhash for the reference implementation's test. Does
+# tests, Python 3's xxhash for the reference implementation's test and
+# psycopg2 for the soak test's driver (test/soak). Does
 # nothing (and never touches apt) when everything is already installed, so
 # reruns are fast. Needs root; re-executes itself via sudo
 # otherwise.
@@ -22,6 +23,7 @@ PACKAGES=(
 	libxxhash-dev
 	libipc-run-perl
 	python3-xxhash              # test/reference, the Python reference (014_reference.pl)
+	python3-psycopg2            # test/soak, the randomized soak test's driver
 )
 
 is_installed() {

@@ -19,27 +19,30 @@
 #    and 19 the TAP tests too; 16, 17 and 19 run in the background from the
 #    start (after step 1), 18 after step 3; skipped, with a message, where
 #    the tarball is absent (a clone without ../shared),
-# 6. runs a short load test (test/load/run.sh -T 10: 8 writers, no lost key),
+# 6. runs a short load test (test/load/run.sh -T 10: 8 writers, no lost key)
+#    and a short soak (test/soak/suite.sh: 60 s of a seeded random mix of
+#    writers, DDL, VACUUM and readers on a primary and a hot standby, every
+#    invariant checked after every step),
 # 7. replays the fuzzer's inputs (test/fuzz/run.sh --replay),
 # 8. runs test/citus/run.sh (a Citus coordinator and two workers from
 #    ../shared/pg/pg-18.tar.gz; skipped, with a message, without it), in
 #    the background from the start (after step 1), like 16, 17 and 19,
 # 9. prints "N passed, N failed" (one count per regression test, isolation
-#    spec, TAP script and Citus check, on every version, one for the load
-#    test and one for the fuzzer replay) and exits non-zero if anything
+#    spec, TAP script and Citus check, on every version, one each for the
+#    load test, the soak and the fuzzer replay) and exits non-zero if anything
 #    failed.  No test times itself: they may all run side by side on a
 #    busy machine.
 #
 # Environment: PG_CONFIG (default pg_config), PG_CFLAGS (extra compiler flags,
 # kept under --strict), PROVE_FLAGS (e.g. --verbose), TAP_JOBS (TAP scripts
-# run at a time on each version, default 1), CI, MATRIX_DIR (where
-# the pg-NN.tar.gz are, default ../shared/pg beside the clone; nothing else
-# is looked at).
+# run at a time on each version, default 1), SOAK_SECONDS and SOAK_SEED
+# (test/soak/suite.sh), CI, MATRIX_DIR (where the pg-NN.tar.gz are, default
+# ../shared/pg beside the clone; nothing else is looked at).
 
 set -uo pipefail
 
 usage() {
-	sed -n '3,37p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,40p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 strict=0
@@ -403,6 +406,18 @@ done
 # that every filter is exactly the filter of its logged keys.
 heading "Load: 8 writers, no lost key (test/load/run.sh -T 10 -c 8)"
 if PG_CONFIG="$PG_CONFIG" bash test/load/run.sh -T 10 -c 8 -j 2; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	status=1
+fi
+
+# ---------------------------------------------------------------------------
+# A minute of test/soak's random mix (seeded by the date: a failure replays
+# from the command it prints), on the distribution's server.
+heading "Soak: 60 s of a random mix on a primary and a hot standby (test/soak/suite.sh)"
+. test/soak/suite.sh
+if run_soak "$PG_CONFIG"; then
 	passed=$((passed + 1))
 else
 	failed=$((failed + 1))

@@ -20,6 +20,9 @@
 #    never an answer or a crash.  A metapage whose key family is another
 #    than the column's is refused to probes and to inserts.  REINDEX repairs
 #    every one of them.
+# 3. A layer with every bit set (as one that took many times its capacity):
+#    bloom_index_info reports a finite count of keys, a rate of 1 and advice
+#    on what to do, never Infinity and a rate of 0.
 #
 # The pages are changed in the files with the server stopped, at the offsets
 # of the structs in src/bfindex.h (host byte order, after the 24-byte page
@@ -326,11 +329,14 @@ $setup .= q{
 CREATE TABLE fam (k int) WITH (autovacuum_enabled = off);
 INSERT INTO fam SELECT g FROM generate_series(1, 100) g;
 CREATE INDEX fam_bf ON fam USING bloomfilter (k) WITH (capacity = 1000);
+CREATE TABLE sat (k int) WITH (autovacuum_enabled = off);
+INSERT INTO sat SELECT g FROM generate_series(1, 100) g;
+CREATE INDEX sat_bf ON sat USING bloomfilter (k) WITH (capacity = 1000);
 };
 $node->safe_psql('postgres', $setup);
 
 my %info;
-for my $index ('lost1_bf', 'lost4_bf', 'fam_bf', map { "c${_}_bf" } 0 .. $#cases)
+for my $index ('lost1_bf', 'lost4_bf', 'fam_bf', 'sat_bf', map { "c${_}_bf" } 0 .. $#cases)
 {
 	$info{$index} = $node->safe_psql('postgres',
 		"SELECT layers || ' ' || capacity FROM bloom_index_info('$index')");
@@ -402,6 +408,11 @@ for my $i (0 .. $#cases)
 my $fam = $info{fam_bf};
 patch(\$fam->{bytes}, 0, meta_off('family'), pack("a$family_len", 'text'));
 write_bytes($fam->{path}, $fam->{bytes});
+# a layer with every bit set, as one that took many times its capacity
+my $sat = $info{sat_bf};
+my $satl = $sat->{meta}{layers}[0];
+patch(\$sat->{bytes}, $satl->{start}, $bits_offset, "\xff" x ($satl->{nblocks} * 64));
+write_bytes($sat->{path}, $sat->{bytes});
 
 $node->start;
 
@@ -468,16 +479,30 @@ like(error_of(q{INSERT INTO fam VALUES (1000)}),
 	'another key family: inserts are refused');
 is($node->safe_psql('postgres', 'SELECT 1'), '1', 'the server is up');
 
+# a saturated layer: bloom_index_info tells the truth (a rate of 1, a finite
+# count of keys at least the layer's capacity), and the advice says what to do
+is( $node->safe_psql('postgres',
+		q{SET ignore_checksum_failure = on;
+		SELECT estimated_keys < 'Infinity' AND estimated_keys >= 1000, expected_rate,
+		advice LIKE 'Its bits answer "maybe" for 1 of absent keys, above its false_positive_rate of 0.01:%VACUUM compacts it%REINDEX.'
+		FROM bloom_index_info('sat_bf')}),
+	't|1|t',
+	'a saturated layer: finite estimated keys, an expected rate of 1, advice');
+is( $node->safe_psql('postgres',
+		q{SET ignore_checksum_failure = on;
+		SELECT count(*) FROM generate_series(-1000, -1) g WHERE bloom_index_contains('sat_bf', g)}),
+	'1000', 'and every probe of it answers "maybe"');
+
 # REINDEX repairs them all
 my $reindex = join '', map { "REINDEX INDEX c${_}_bf;\n" } 0 .. $#cases;
 $node->safe_psql('postgres',
-	"SET ignore_checksum_failure = on;\n$reindex REINDEX INDEX fam_bf; REINDEX INDEX lost1_bf; REINDEX INDEX lost4_bf;");
+	"SET ignore_checksum_failure = on;\n$reindex REINDEX INDEX fam_bf; REINDEX INDEX sat_bf; REINDEX INDEX lost1_bf; REINDEX INDEX lost4_bf;");
 is( $node->safe_psql(
 		'postgres',
 		'SELECT '
 		  . join(' + ',
 			map { "bloom_index_verify('$_')" }
-			  ('lost1_bf', 'lost4_bf', 'fam_bf', map { "c${_}_bf" } 0 .. $#cases))),
+			  ('lost1_bf', 'lost4_bf', 'fam_bf', 'sat_bf', map { "c${_}_bf" } 0 .. $#cases))),
 	'0',
 	'after REINDEX every index verifies 0');
 
