@@ -20,6 +20,7 @@ OBJS = \
 	src/bloom_unique.o \
 	src/bloom_format.o \
 	src/bloom_value.o \
+	src/bloom_labels.o \
 	src/bloom_keys.o \
 	src/bloom_hash.o \
 	src/bloom_io.o \
@@ -35,7 +36,13 @@ OBJS = \
 	src/bloom_setops.o \
 	src/bloom_info.o \
 	src/bloom_support.o \
-	src/bfutils.o \
+	src/bfhandler.o \
+	src/bflayers.o \
+	src/bfpages.o \
+	src/bfkeys.o \
+	src/bfreader.o \
+	src/bfbatch.o \
+	src/bffill.o \
 	src/bfbuild.o \
 	src/bfparallel.o \
 	src/bfinsert.o \

@@ -5,7 +5,7 @@
  *	  capacity, and change the metapage under its exclusive lock.
  *
  * No inserter locks anything shared to decide that a layer is full: each
- * adds its keys to the layer's count in batches (bfinsert.c), and one that
+ * adds its keys to the layer's count in batches (bfbatch.c), and one that
  * has a key to set in a layer whose count has reached its capacity comes
  * here.  One at a time grows the index: the others wait for the grow lock
  * and then find the new layer.
@@ -23,28 +23,6 @@
 #include "utils/rel.h"
 
 #include "bfindex.h"
-
-/*
- * Change the metapage: change() edits it under the buffer's exclusive lock
- * and returns whether it changed anything, which is then WAL-logged.
- */
-void
-bf_update_meta(Relation index, bool (*change) (BfMetaPageData *meta, void *arg),
-			   void *arg)
-{
-	Buffer		buf = ReadBuffer(index, BF_METAPAGE_BLKNO);
-	GenericXLogState *gx;
-	Page		page;
-
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	gx = GenericXLogStart(index);
-	page = GenericXLogRegisterBuffer(gx, buf, 0);
-	if (change(BfPageGetMeta(page), arg))
-		GenericXLogFinish(gx);
-	else
-		GenericXLogAbort(gx);
-	UnlockReleaseBuffer(buf);
-}
 
 /* Name a new layer as the newest (its pages are written). */
 static bool

@@ -220,12 +220,25 @@ typedef struct BfState
 	BloomKeyType keytype;
 } BfState;
 
-/* bfutils.c */
-extern void bf_init_metapage(Page page, const BfMetaPageData *meta);
-extern void bf_init_bitmap_page(Page page, uint32 layer, uint64 first_block,
-								uint32 nblocks);
-extern void bf_read_meta(Relation index, BfMetaPageData *meta);
-extern void bf_check_meta(Relation index, const BfMetaPageData *meta);
+/* phases of CREATE INDEX (pg_stat_progress_create_index) */
+#define BF_PHASE_SCAN		2
+#define BF_PHASE_WRITE		3
+
+/* autovacuum's workers (renamed in PostgreSQL 17) */
+#if PG_VERSION_NUM >= 170000
+#define bf_in_autovacuum()	AmAutoVacuumWorkerProcess()
+#else
+#define bf_in_autovacuum()	IsAutoVacuumWorkerProcess()
+#endif
+
+/*
+ * The functions of the index's files, from the bottom up: a file calls only
+ * files listed above it (test/shape.py checks it), and nothing calls the
+ * handler and the SQL-callable functions at the end.
+ */
+
+/* bflayers.c: the layer plan, pure functions of the metapage's fields */
+extern void bf_check_rate(double rate);
 extern uint32 bf_live_layers(const BfMetaPageData *meta);
 extern uint64 bf_live_keys(const BfMetaPageData *meta);
 extern bool bf_plan_layer(const BfMetaPageData *meta, uint32 position,
@@ -233,24 +246,40 @@ extern bool bf_plan_layer(const BfMetaPageData *meta, uint32 position,
 extern bool bf_plan_next_layer(const BfMetaPageData *meta, BfLayer *layer);
 extern BlockNumber bf_place_layer(const BfMetaPageData *meta, BlockNumber npages);
 extern BlockNumber bf_layers_end(const BfMetaPageData *meta);
-extern BfState *bf_get_state(Relation index);
-extern void bf_key_type(Relation index, BloomKeyType *kt, MemoryContext mcxt);
+extern uint64 bf_compact_reserved(const BfLayer *layer);
+extern uint64 bf_compact_inserted(const BfLayer *layer);
+
+/* bfxlog.c: the WAL record of the keys set in one page */
+extern void bf_log_blocks(Relation index, Buffer buf, int n,
+						  const size_t *offs, const uint8 *newblks);
+
+/* bfvalidate.c: the operator class validator */
+extern bool bfvalidate(Oid opclassoid);
+
+/* bfpages.c: the metapage and bitmap pages, made, read, checked, written */
+extern void bf_init_metapage(Page page, const BfMetaPageData *meta);
+extern void bf_init_bitmap_page(Page page, uint32 layer, uint64 first_block,
+								uint32 nblocks);
+extern void bf_check_meta(Relation index, const BfMetaPageData *meta);
+extern void bf_read_meta(Relation index, BfMetaPageData *meta);
+extern void bf_update_meta(Relation index,
+						   bool (*change) (BfMetaPageData *meta, void *arg),
+						   void *arg);
 extern bool bf_page_is(Page page, const BfLayer *layer, uint64 first_block);
 extern void bf_page_corrupt(Relation index, const BfLayer *layer, BlockNumber p);
-extern Buffer bf_new_buffer(Relation index);
 extern Buffer bf_read_page(Relation index, const BfMetaPageData *meta,
 						   const BfLayer *layer, BlockNumber p);
 extern Buffer bf_read_block(Relation index, const BfMetaPageData *meta,
 							const BfLayer *layer, uint64 h, size_t *off);
 extern int	bf_layer_test(Relation index, const BfMetaPageData *meta,
 						  const BfLayer *layer, uint64 h);
-extern bytea *bfoptions(Datum reloptions, bool validate);
-extern void bf_check_rate(double rate);
-extern void bf_check_family_meta(Relation index, const BfMetaPageData *meta,
-								 const BloomKeyType *kt);
-extern bool bf_update_labels(Relation index, const BloomLabels *seen,
-							 const BloomLabels *labels);
+extern Buffer bf_new_buffer(Relation index);
+extern void bf_write_layer(Relation index, const BfLayer *layer,
+						   const uint8 *bits);
+extern void bf_or_layer(Relation index, const BfLayer *layer, uint64 first,
+						uint64 nblocks, const uint8 *bits);
 
+/* bfkeys.c: how the index's keys hash, checked against its metapage */
 typedef enum BfKeysMatch
 {
 	BF_KEYS_SAME,				/* the keys hash as the metapage says */
@@ -260,28 +289,24 @@ typedef enum BfKeysMatch
 								 * added to tell */
 } BfKeysMatch;
 
+extern void bf_key_type(Relation index, BloomKeyType *kt, MemoryContext mcxt);
+extern void bf_check_family_meta(Relation index, const BfMetaPageData *meta,
+								 const BloomKeyType *kt);
+extern void bf_check_family(Relation index, const BfMetaPageData *meta,
+							BloomKeyType *kt);
+extern bool bf_update_labels(Relation index, const BloomLabels *seen,
+							 const BloomLabels *labels);
 extern BfKeysMatch bf_keys_match(Relation index, const BfMetaPageData *meta,
 								 BloomKeyType *kt);
+extern BfState *bf_get_state(Relation index);
 
-/* phases of CREATE INDEX (pg_stat_progress_create_index) */
-#define BF_PHASE_SCAN		2
-#define BF_PHASE_WRITE		3
+/* bfgrow.c: adding a layer */
+extern void bf_grow(Relation index, uint32 full_layer);
 
-/* bfbuild.c */
-extern IndexBuildResult *bfbuild(Relation heap, Relation index,
-								 IndexInfo *indexInfo);
-extern char *bfbuildphasename(int64 phasenum);
-extern void bfbuildempty(Relation index);
-extern void bf_write_layer(Relation index, const BfLayer *layer,
-						   const uint8 *bits);
-extern void bf_or_layer(Relation index, const BfLayer *layer, uint64 first,
-						uint64 nblocks, const uint8 *bits);
+/* bfbatch.c: setting a batch of kept hashes in the newest layer */
+extern void bf_set_hashes(Relation index, const uint64 *hashes, uint32 n);
 
-/* bfxlog.c */
-extern void bf_log_blocks(Relation index, Buffer buf, int n,
-						  const size_t *offs, const uint8 *newblks);
-
-/* bfinsert.c */
+/* bfinsert.c: inserts keep their keys' hashes; when they are set */
 extern bool bfinsert(Relation index, Datum *values, bool *isnull,
 					 ItemPointer ht_ctid, Relation heapRel,
 					 IndexUniqueCheck checkUnique,
@@ -294,24 +319,34 @@ extern void bf_flush_pending(Relation index);
 extern void bf_flush_all_pending(void);
 extern void bf_insert_init(void);
 
-/* bfcitus.c */
-extern bool bf_citus_index_contains(Relation index, Oid heapoid,
-									FunctionCallInfo fcinfo);
-
-/* bfgrow.c */
-extern void bf_grow(Relation index, uint32 full_layer);
-extern void bf_update_meta(Relation index,
-						   bool (*change) (BfMetaPageData *meta, void *arg),
-						   void *arg);
-
-/* bfparallel.c */
+/* bfparallel.c: parallel CREATE INDEX */
 extern int	bf_build_workers(Relation heap, Relation index, IndexInfo *indexInfo);
 extern bool bf_parallel_build(Relation heap, Relation index, IndexInfo *indexInfo,
 							  const BfMetaPageData *meta, const BfLayer *layer,
 							  int nworkers, uint8 *bits, double *reltuples,
 							  double *indtuples, uint64 *added);
 
-/* bfcompact.c */
+/* bfbuild.c: CREATE INDEX, and an unlogged index's init fork */
+extern IndexBuildResult *bfbuild(Relation heap, Relation index,
+								 IndexInfo *indexInfo);
+extern char *bfbuildphasename(int64 phasenum);
+extern void bfbuildempty(Relation index);
+
+/* bffill.c: a compaction's layer filled from the table */
+/* What filling a compaction's layer found. */
+typedef struct BfFill
+{
+	uint64		added;			/* keys the scan set */
+	double		seen;			/* distinct keys the scan met */
+	double		need;			/* keys a compaction begun now must take */
+	TransactionId horizon;		/* newest deleter of a tuple left out */
+} BfFill;
+
+extern bool bf_fill_guarded(Relation index, Relation heap,
+							const BfMetaPageData *meta, const BfLayer *layer,
+							bool must_fill, BfFill *fill, char **failure);
+
+/* bfcompact.c: compaction, moves and truncation in VACUUM */
 extern void bf_compact(Relation index, Relation heap, double live_rows,
 					   bool live_rows_known);
 extern bool bf_compaction_due(const BfMetaPageData *meta, double live_rows,
@@ -319,22 +354,7 @@ extern bool bf_compaction_due(const BfMetaPageData *meta, double live_rows,
 extern uint64 bf_compact_capacity(Relation index, const BfMetaPageData *meta,
 								  double live_rows, bool live_rows_known);
 
-/* bfprobe.c */
-extern bool bf_probe_hash(Relation index, BfMetaPageData *meta, uint64 h);
-extern Relation bf_open_index(Oid indexoid, bool allow_partitioned);
-extern Relation bf_open_index_ext(Oid indexoid, bool allow_partitioned,
-								  Oid *distributed);
-extern List *bf_leaf_indexes(Relation rel);
-extern void bf_check_family(Relation index, const BfMetaPageData *meta,
-							BloomKeyType *kt);
-
-/* bfprobesite.c */
-typedef struct BfProbeSite BfProbeSite;
-extern BfProbeSite *bf_probe_site(FunctionCallInfo fcinfo);
-extern Oid	bf_probe_site_distributed(BfProbeSite *site);
-extern bool bf_probe_site_test(BfProbeSite *site, Datum key);
-
-/* bfvacuum.c */
+/* bfvacuum.c: VACUUM's entry points */
 extern IndexBulkDeleteResult *bfbulkdelete(IndexVacuumInfo *info,
 										   IndexBulkDeleteResult *stats,
 										   IndexBulkDeleteCallback callback,
@@ -342,7 +362,26 @@ extern IndexBulkDeleteResult *bfbulkdelete(IndexVacuumInfo *info,
 extern IndexBulkDeleteResult *bfvacuumcleanup(IndexVacuumInfo *info,
 											  IndexBulkDeleteResult *stats);
 
-/* bfvalidate.c */
-extern bool bfvalidate(Oid opclassoid);
+/* bfreader.c: what a reader must pass; the leaves; a probe of one hash */
+extern Relation bf_open_index(Oid indexoid, bool allow_partitioned);
+extern Relation bf_open_index_ext(Oid indexoid, bool allow_partitioned,
+								  Oid *distributed);
+extern List *bf_leaf_indexes(Relation rel);
+extern bool bf_probe_hash(Relation index, BfMetaPageData *meta, uint64 h);
+
+/* bfcitus.c: a Citus distributed table's shards asked */
+extern bool bf_citus_index_contains(Relation index, Oid heapoid,
+									FunctionCallInfo fcinfo);
+
+/* bfprobesite.c: what a call site of bloom_index_contains keeps */
+typedef struct BfProbeSite BfProbeSite;
+extern BfProbeSite *bf_probe_site(FunctionCallInfo fcinfo);
+extern Oid	bf_probe_site_distributed(BfProbeSite *site);
+extern bool bf_probe_site_test(BfProbeSite *site, Datum key);
+
+/* bfhandler.c: the access method's handler and options (the top) */
+extern bytea *bfoptions(Datum reloptions, bool validate);
+
+/* bfprobe.c, bfinfo.c: the SQL-callable functions (the top) */
 
 #endif							/* BFINDEX_H */

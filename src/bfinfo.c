@@ -215,12 +215,13 @@ retry:
 }
 
 /*
- * bloom_index_info(index regclass): one row per bloomfilter index (the
- * index, or each partition's under a partitioned index).
+ * The rows a set-returning function of argument index (a bloomfilter index,
+ * or a partitioned one) gives: those rows() gives for each leaf index, after
+ * the checks every reader passes.
  */
-PG_FUNCTION_INFO_V1(bf_index_info);
-Datum
-bf_index_info(PG_FUNCTION_ARGS)
+static Datum
+bf_leaf_rows(FunctionCallInfo fcinfo,
+			 void (*rows) (ReturnSetInfo *rsinfo, Oid indexoid))
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Relation	rel;
@@ -229,9 +230,20 @@ bf_index_info(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	rel = bf_open_index(PG_GETARG_OID(0), true);
 	foreach(lc, bf_leaf_indexes(rel))
-		bf_info_row(rsinfo, lfirst_oid(lc));
+		rows(rsinfo, lfirst_oid(lc));
 	relation_close(rel, NoLock);
 	return (Datum) 0;
+}
+
+/*
+ * bloom_index_info(index regclass): one row per bloomfilter index (the
+ * index, or each partition's under a partitioned index).
+ */
+PG_FUNCTION_INFO_V1(bf_index_info);
+Datum
+bf_index_info(PG_FUNCTION_ARGS)
+{
+	return bf_leaf_rows(fcinfo, bf_info_row);
 }
 
 typedef struct BfVerifyState
@@ -354,6 +366,46 @@ bf_leaf_filters(Relation index, const BfMetaPageData *meta,
 	return true;
 }
 
+/* The rows of bloom_index_filters for one leaf index. */
+static void
+bf_filters_rows(ReturnSetInfo *rsinfo, Oid indexoid)
+{
+	Relation	index = relation_open(indexoid, AccessShareLock);
+	BfMetaPageData meta;
+	Datum		filters[BF_MAX_LAYERS];
+	BloomLabels labels;
+	BloomKeyType kt;
+
+	bf_flush_pending(index);
+
+	/*
+	 * The metapage's guard of an enum's labels is of (OID, label) pairs; a
+	 * bloom value's is of the labels: checked (a rename refused), the values
+	 * get the labels the type has now.  Nothing is recorded in the
+	 * metapage: reading never writes (a hot standby, a read-only
+	 * transaction).
+	 */
+	bf_key_type(index, &kt, CurrentMemoryContext);
+	do
+	{
+		bf_read_meta(index, &meta);
+		bf_check_family(index, &meta, &kt);
+		labels = kt.labels;
+	} while (!bf_leaf_filters(index, &meta, &labels, filters));
+	for (uint32 i = 0; i < meta.nlayers; i++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		values[0] = ObjectIdGetDatum(RelationGetRelid(index));
+		values[1] = Int32GetDatum((int32) i + 1);
+		values[2] = filters[i];
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		pfree(DatumGetPointer(filters[i]));
+	}
+	relation_close(index, NoLock);
+}
+
 /*
  * bloom_index_filters(index regclass): each layer of the index (of each
  * partition's index, under a partitioned one) as a bloom value: the bits of
@@ -365,49 +417,5 @@ PG_FUNCTION_INFO_V1(bf_index_filters);
 Datum
 bf_index_filters(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Relation	rel;
-	ListCell   *lc;
-
-	InitMaterializedSRF(fcinfo, 0);
-	rel = bf_open_index(PG_GETARG_OID(0), true);
-	foreach(lc, bf_leaf_indexes(rel))
-	{
-		Relation	index = relation_open(lfirst_oid(lc), AccessShareLock);
-		BfMetaPageData meta;
-		Datum		filters[BF_MAX_LAYERS];
-		BloomLabels labels;
-		BloomKeyType kt;
-
-		bf_flush_pending(index);
-
-		/*
-		 * The metapage's guard of an enum's labels is of (OID, label) pairs;
-		 * a bloom value's is of the labels: checked (a rename refused), the
-		 * values get the labels the type has now.  Nothing is recorded in
-		 * the metapage: reading never writes (a hot standby, a read-only
-		 * transaction).
-		 */
-		bf_key_type(index, &kt, CurrentMemoryContext);
-		do
-		{
-			bf_read_meta(index, &meta);
-			bf_check_family(index, &meta, &kt);
-			labels = kt.labels;
-		} while (!bf_leaf_filters(index, &meta, &labels, filters));
-		for (uint32 i = 0; i < meta.nlayers; i++)
-		{
-			Datum		values[3];
-			bool		nulls[3] = {false, false, false};
-
-			values[0] = ObjectIdGetDatum(RelationGetRelid(index));
-			values[1] = Int32GetDatum((int32) i + 1);
-			values[2] = filters[i];
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-			pfree(DatumGetPointer(filters[i]));
-		}
-		relation_close(index, NoLock);
-	}
-	relation_close(rel, NoLock);
-	return (Datum) 0;
+	return bf_leaf_rows(fcinfo, bf_filters_rows);
 }

@@ -295,7 +295,8 @@ bloom_put_u32(uint8_t *p, uint32_t v)
  * stream seeded with the hash: each output word gives seven 9-bit positions.
  * Fully mixed words make the positions independent, which is what
  * bloom_expected_fpr() assumes; cheaper schemes (multiplying the low word by
- * per-position salts, as Parquet does) measured 2-3% above the expected rate.
+ * per-position salts, as Parquet does) measured above the expected rate
+ * (docs/format.md, "The bits").
  */
 #define BLOOM_GOLDEN	UINT64_C(0x9E3779B97F4A7C15)
 

@@ -211,26 +211,3 @@ bloom_check_family(const BloomFilter *f, BloomKeyType *kt)
 {
 	return bloom_check_key_family(f->family, &f->labels, kt, NULL);
 }
-
-/*
- * A family name (UTF-8) fit for a message in the database encoding: as it is
- * where the database is UTF-8 or the name is ASCII, else with its non-ASCII
- * bytes escaped, since a conversion could itself fail.
- */
-const char *
-bloom_family_display(const char *family)
-{
-	StringInfoData buf;
-
-	if (GetDatabaseEncoding() == PG_UTF8)
-		return family;
-	initStringInfo(&buf);
-	for (const unsigned char *p = (const unsigned char *) family; *p; p++)
-	{
-		if (*p < 0x80)
-			appendStringInfoChar(&buf, (char) *p);
-		else
-			appendStringInfo(&buf, "\\x%02x", *p);
-	}
-	return buf.data;
-}

@@ -102,7 +102,7 @@ typedef struct BloomKeyType
 								 * the guard an index records */
 	/* KEY_ENUM only: what bloom_check_labels keeps */
 	Oid			enumtypid;		/* the enum (typid may be a domain over it) */
-	uint64		labels_gen;		/* pg_enum as of labels (bloom_keys.c) */
+	uint64		labels_gen;		/* pg_enum as of labels (bloom_labels.c) */
 	bool		accepted_ok;
 	BloomLabels accepted;		/* a guard found to be labels less some
 								 * added since */
@@ -119,14 +119,18 @@ extern int	bloom_call_nargs(FunctionCallInfo fcinfo);
 extern BloomKeyType *bloom_arg_key_type(FunctionCallInfo fcinfo, int argno,
 										BloomKeyType *kt);
 extern BloomKeyType *bloom_call_key_type(FunctionCallInfo fcinfo, int argno);
+extern void bloom_combine_labels(const char *family, const BloomLabels *a,
+								 const BloomLabels *b, BloomLabels *out);
+extern const char *bloom_family_display(const char *family);
+
+/* bloom_labels.c */
+extern void bloom_labels_read(BloomKeyType *kt, uint64 **hashes, bool byoid);
 extern bool bloom_labels_stale(const BloomKeyType *kt);
 extern void bloom_labels_refresh(BloomKeyType *kt);
 extern bool bloom_check_labels(BloomKeyType *kt, const BloomLabels *stored,
 							   const char *indexname);
 extern int	bloom_labels_match(BloomKeyType *kt, const BloomLabels *stored,
 							   bool byoid);
-extern void bloom_combine_labels(const char *family, const BloomLabels *a,
-								 const BloomLabels *b, BloomLabels *out);
 
 /* bloom_hash.c */
 extern uint64 bloom_key_hash(BloomKeyType *kt, Datum key, uint64 seed);
@@ -134,7 +138,6 @@ extern bool bloom_check_key_family(const char *family,
 								   const BloomLabels *labels,
 								   BloomKeyType *kt, const char *indexname);
 extern bool bloom_check_family(const BloomFilter *f, BloomKeyType *kt);
-extern const char *bloom_family_display(const char *family);
 
 /* bloom_value.c */
 extern void *bloom_alloc_big(MemoryContext cxt, Size size, int flags);

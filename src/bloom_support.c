@@ -70,18 +70,16 @@
  *
  * Cost
  * ----
- * A call hashes the key and tests one 64-byte block.  Measured as CPU time
- * per row of a sequential scan of 2,000,000 rows (PostgreSQL 15, x86-64):
- * the scan with count(*) alone, which the planner costs at cpu_tuple_cost +
- * cpu_operator_cost = 5 cpu_operator_cost, took 42 ns, so one
- * cpu_operator_cost is about 8.5 ns; int4eq added 2.5 ns, texteq 12 ns,
- * numeric equality 32 ns (each costed at 1).  bloom_contains added 26-31 ns
- * with an integer key and a filter that fits the CPU cache: COST_BASE = 3.
- * A text key added 10 ns more, a numeric key 53 ns more (it is printed
- * before it is hashed).  Larger filters miss the caches: 41-57 ns at 1.2 MB,
- * 178 ns at 12 MB, 316 ns at 125 MB, about 5 units per doubling beyond 1 MB.
- * The size is known only for a constant filter; any other is costed as one
- * that fits the cache.
+ * A call hashes the key and tests one 64-byte block.  Its cost was measured
+ * in the planner's own unit: the CPU time per row of a sequential scan,
+ * which the planner costs at cpu_tuple_cost + cpu_operator_cost, gives the
+ * time of one cpu_operator_cost, and the time bloom_contains adds is so many
+ * of those (docs/planner.md, "Cost", has the figures).  That gives the
+ * constants below: a call with an integer key and a filter that fits the
+ * CPU cache; a varlena key and a numeric key (printed before it is hashed)
+ * cost more; a filter larger than the caches misses them, more with each
+ * doubling of its size.  The size is known only for a constant filter; any
+ * other is costed as one that fits the cache.
  *
  * There is no startup cost: a constant filter is already in memory, and a
  * stored filter is read once per filter by the probe cache, a cost per

@@ -6,7 +6,8 @@
 #
 # 1. installs the build dependencies (test/deps.sh),
 # 2. builds (with PG_CFLAGS=-Werror under --strict or CI=true), checks that
-#    the module exports only bf_* fmgr symbols (test/symbols.sh), installs,
+#    the module exports only bf_* fmgr symbols (test/symbols.sh) and that
+#    the files of src/ stack, none too long (test/shape.py), installs,
 # 3. runs the pg_regress suite, plus isolation specs if test/isolation/specs
 #    holds any, in a throwaway cluster: pg_virtualenv make installcheck,
 # 4. runs the TAP tests in test/t, if any, as an unprivileged user
@@ -344,6 +345,14 @@ make -j"$JOBS" "${make_args[@]}" || abort "build failed"
 
 heading "Exported symbols (test/symbols.sh)"
 if bash test/symbols.sh bloomfilter.so; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	status=1
+fi
+
+heading "Code shape (test/shape.py: the files of src/ stack, none too long)"
+if python3 test/shape.py; then
 	passed=$((passed + 1))
 else
 	failed=$((failed + 1))

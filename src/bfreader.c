@@ -1,0 +1,275 @@
+/*-------------------------------------------------------------------------
+ *
+ * bfreader.c
+ *	  Opening a bloomfilter index for reading: what a reader must pass
+ *	  (privileges, row-level security, a valid index, every partition covered),
+ *	  the leaf indexes of a partitioned one, and a probe of one hash.
+ *
+ * Copyright (c) 2026, the bloomfilter developers
+ *
+ * IDENTIFICATION
+ *	  src/bfreader.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/transam.h"
+#include "catalog/index.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_namespace.h"
+#include "commands/defrem.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "bfindex.h"
+
+/*
+ * Is the table a Citus distributed table (listed in pg_dist_partition)?  On
+ * the coordinator its index holds only the keys of the rows stored there
+ * (none, or stale ones if the table was distributed with rows in it): an
+ * answer from it would be a false "absent" for the keys on the shards.
+ */
+static bool
+citus_distributed(Oid relid)
+{
+	Oid			catoid = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+	Relation	cat;
+	SysScanDesc scan;
+	ScanKeyData key;
+	bool		found;
+
+	if (!OidIsValid(catoid))
+		return false;
+	cat = table_open(catoid, AccessShareLock);
+	/* its first column is logicalrelid (regclass) */
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(cat, InvalidOid, false, NULL, 1, &key);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(cat, AccessShareLock);
+	return found;
+}
+
+/*
+ * Open a bloomfilter index (or, with allow_partitioned, a partitioned index
+ * of bloomfilter indexes) for reading, after checking what it is and that
+ * the user may read every row of its table.  The lock is kept to the end of
+ * the transaction: the index cannot be dropped or rebuilt by another session
+ * under the caller.
+ *
+ * The index holds the key of every row, so reading it reads the table: it
+ * takes SELECT on the table, and it is refused where row-level security
+ * applies to the caller (check_enable_rls, so that the owner and roles that
+ * bypass it keep working), since an answer would tell keys of rows the
+ * policies hide.
+ *
+ * An index on a Citus distributed table is refused, unless the caller asks
+ * with *distributed (set to the table's OID, or InvalidOid) to probe the
+ * shards itself.
+ */
+Relation
+bf_open_index_ext(Oid indexoid, bool allow_partitioned, Oid *distributed)
+{
+	Relation	rel = try_relation_open(indexoid, AccessShareLock);
+	Oid			heapoid;
+	AclResult	acl;
+
+	if (rel == NULL)
+		ereport(ERROR,
+				errcode(ERRCODE_UNDEFINED_OBJECT),
+				errmsg("index with OID %u does not exist", indexoid),
+				errdetail("It may have been dropped, or rebuilt by REINDEX CONCURRENTLY, since the query began."));
+	if (rel->rd_rel->relkind != RELKIND_INDEX &&
+		!(allow_partitioned && rel->rd_rel->relkind == RELKIND_PARTITIONED_INDEX))
+		ereport(ERROR,
+				errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				errmsg("\"%s\" is not a bloomfilter index",
+					   RelationGetRelationName(rel)),
+				rel->rd_rel->relkind == RELKIND_PARTITIONED_INDEX ?
+				errdetail("It is a partitioned index.") :
+				errdetail("It is not an index."));
+	/* (the access method's routine is ours: its validator is ours) */
+	if (rel->rd_indam == NULL || rel->rd_indam->amvalidate != bfvalidate)
+		ereport(ERROR,
+				errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				errmsg("\"%s\" is not a bloomfilter index",
+					   RelationGetRelationName(rel)),
+				errdetail("It is an index of access method \"%s\".",
+						  get_am_name(rel->rd_rel->relam)));
+
+	heapoid = rel->rd_index->indrelid;
+	acl = pg_class_aclcheck(heapoid, GetUserId(), ACL_SELECT);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(heapoid)),
+					   get_rel_name(heapoid));
+	if (check_enable_rls(heapoid, InvalidOid, false) == RLS_ENABLED)
+		ereport(ERROR,
+				errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				errmsg("cannot read bloomfilter index \"%s\": row-level security applies to table \"%s\"",
+					   RelationGetRelationName(rel), get_rel_name(heapoid)),
+				errdetail("The index holds the key of every row, including the rows the table's policies hide from you."),
+				errhint("Read it as the table's owner or as a role that bypasses row-level security, or probe a filter built with bloom_agg over the rows you can see."));
+	if (distributed)
+		*distributed = citus_distributed(heapoid) ? heapoid : InvalidOid;
+	else if (citus_distributed(heapoid))
+		ereport(ERROR,
+				errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				errmsg("bloomfilter index \"%s\" is on a distributed table",
+					   RelationGetRelationName(rel)),
+				errdetail("The rows of \"%s\" are on its shards; the index on this node holds none of their keys.",
+						  get_rel_name(heapoid)),
+				errhint("Use bloom_index_contains, which asks every shard, or probe a filter built with bloom_agg over the table."));
+	return rel;
+}
+
+/* bf_open_index_ext, refusing an index on a distributed table */
+Relation
+bf_open_index(Oid indexoid, bool allow_partitioned)
+{
+	return bf_open_index_ext(indexoid, allow_partitioned, NULL);
+}
+
+/*
+ * Refuse an index that PostgreSQL itself does not trust: one left invalid by
+ * a CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY that failed, was
+ * cancelled or is still running, which may miss rows written meanwhile (or
+ * have no pages at all yet); and one built over a broken HOT chain
+ * (pg_index.indcheckxmin) after this transaction's snapshots were taken,
+ * which lacks the keys of row versions those snapshots still see (a key
+ * updated in place before the index existed).  The planner never uses such
+ * an index either (get_relation_info).
+ */
+static void
+bf_check_valid(Oid indexoid)
+{
+	HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexoid));
+	Form_pg_index form;
+	bool		valid;
+	bool		too_new;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for index %u", indexoid);
+	form = (Form_pg_index) GETSTRUCT(tup);
+	valid = form->indisvalid;
+	too_new = form->indcheckxmin &&
+		!TransactionIdPrecedes(HeapTupleHeaderGetXmin(tup->t_data),
+							   TransactionXmin);
+	ReleaseSysCache(tup);
+	if (!valid)
+		ereport(ERROR,
+				errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				errmsg("bloomfilter index \"%s\" is not valid",
+					   get_rel_name(indexoid)),
+				errdetail("A CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY that built it failed, was canceled or is still running: it may miss keys of the table."),
+				errhint("Rebuild it with REINDEX INDEX, or drop it."));
+	if (too_new)
+		ereport(ERROR,
+				errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				errmsg("bloomfilter index \"%s\" was built after this transaction's snapshot",
+					   get_rel_name(indexoid)),
+				errdetail("It was built over rows updated in place, and lacks the keys of row versions this snapshot still sees."),
+				errhint("Probe it in a transaction that begins after it was built."));
+}
+
+/*
+ * The leaf indexes whose keys together are every key of the index's table:
+ * the index itself, or under a partitioned index one index for each leaf
+ * partition of the table, however the index tree was put together (CREATE
+ * INDEX ON ONLY, ATTACH PARTITION, partitions attached or created later).
+ * A partition that no leaf index covers (a foreign table, a partition whose
+ * index was never created or attached), or an invalid leaf index, is
+ * refused with an error: answering from the others would say "absent" for
+ * the keys of its rows.
+ */
+List *
+bf_leaf_indexes(Relation rel)
+{
+	Oid			heapoid = rel->rd_index->indrelid;
+	List	   *tables;
+	List	   *indexes;
+	List	   *leaves = NIL;
+	ListCell   *lc;
+
+	if (rel->rd_rel->relkind == RELKIND_INDEX)
+	{
+		bf_check_valid(RelationGetRelid(rel));
+		return list_make1_oid(RelationGetRelid(rel));
+	}
+
+	tables = find_all_inheritors(heapoid, AccessShareLock, NULL);
+	indexes = find_all_inheritors(RelationGetRelid(rel), AccessShareLock, NULL);
+	foreach(lc, tables)
+	{
+		Oid			table = lfirst_oid(lc);
+		char		kind = get_rel_relkind(table);
+		Oid			leaf = InvalidOid;
+		ListCell   *li;
+
+		if (kind == RELKIND_PARTITIONED_TABLE)
+			continue;
+		foreach(li, indexes)
+		{
+			Oid			index = lfirst_oid(li);
+
+			if (get_rel_relkind(index) == RELKIND_INDEX &&
+				IndexGetRelation(index, false) == table)
+			{
+				leaf = index;
+				break;
+			}
+		}
+		if (!OidIsValid(leaf))
+			ereport(ERROR,
+					errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					errmsg("partition \"%s\" of table \"%s\" is not covered by bloomfilter index \"%s\"",
+						   get_rel_name(table), get_rel_name(heapoid),
+						   RelationGetRelationName(rel)),
+					kind == RELKIND_FOREIGN_TABLE ?
+					errdetail("It is a foreign table, which cannot have the index: its keys are in no index of the tree.") :
+					errdetail("No index of the tree is on it (the index was created ON ONLY the parent, or the partition's index was never attached): its keys are in no index."),
+					kind == RELKIND_FOREIGN_TABLE ?
+					errhint("Probe the partitions' own indexes and the foreign table separately, or probe a filter built with bloom_agg over the table.") :
+					errhint("Create a bloomfilter index on the partition and attach it with ALTER INDEX ... ATTACH PARTITION."));
+		bf_check_valid(leaf);
+		leaves = lappend_oid(leaves, leaf);
+	}
+	return leaves;
+}
+
+/*
+ * Is hash h in some layer of the index?  meta is re-read (in place) when a
+ * compaction dropped a layer it names and its pages were reused: the new
+ * metapage names every layer a key committed before the caller's snapshot
+ * went into, as the old one did.
+ */
+bool
+bf_probe_hash(Relation index, BfMetaPageData *meta, uint64 h)
+{
+	for (uint32 i = 0; i < meta->nlayers; i++)
+	{
+		int			found = bf_layer_test(index, meta, &meta->layers[i], h);
+
+		if (found == 1)
+			return true;
+		if (found < 0)
+		{
+			bf_read_meta(index, meta);
+			i = -1;				/* from the first layer again */
+		}
+	}
+	return false;
+}
