@@ -59,8 +59,12 @@
 #include "optimizer/restrictinfo.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
+#include "access/htup_details.h"
+#include "catalog/pg_statistic.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/selfuncs.h"
 
 #include "bfindex.h"
 #include "bfjoin.h"
@@ -422,11 +426,126 @@ target_from_outer(RelOptInfo *joinrel, RelOptInfo *outerrel,
 	return true;
 }
 
+/*
+ * The share of outer rows whose key the filter answers "maybe" for, from the
+ * outer key's statistics: its most common values and histogram bounds,
+ * probed in the index (false positives included), weighed as
+ * bloom_contains' estimate weighs them (docs/planner.md).  PostgreSQL's own
+ * estimate of a semi or anti join assumes that every outer key is found
+ * when the inner side has more distinct keys, which is the case the filter
+ * is for; the filter knows better.  -1 where there are no statistics the
+ * user may read, or where the inner table's row-level security applies (the
+ * estimate, shown by EXPLAIN, would tell of rows the policies hide).
+ */
+static double
+filter_maybe_share(PlannerInfo *root, Expr *outer_key, Oid inner_table,
+				   List *leaves)
+{
+	VariableStatData vardata;
+	AttStatsSlot mcv;
+	AttStatsSlot hist;
+	bool		have_mcv = false;
+	bool		have_hist = false;
+	double		share = -1;
+	double		nullfrac;
+	BloomKeyType kt;
+	List	   *rels = NIL;
+	List	   *metas = NIL;
+	ListCell   *lc;
+
+	if (check_enable_rls(inner_table, InvalidOid, true) == RLS_ENABLED)
+		return -1;
+	examine_variable(root, (Node *) outer_key, 0, &vardata);
+	if (!HeapTupleIsValid(vardata.statsTuple) || !vardata.acl_ok)
+	{
+		ReleaseVariableStats(vardata);
+		return -1;
+	}
+	memset(&kt, 0, sizeof(kt));
+	if (!bloom_key_type_try_init(&kt, vardata.atttype, exprCollation((Node *) outer_key),
+								 CurrentMemoryContext) || kt.kind == KEY_ENUM)
+	{
+		ReleaseVariableStats(vardata);
+		return -1;
+	}
+	nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
+	have_mcv = get_attstatsslot(&mcv, vardata.statsTuple, STATISTIC_KIND_MCV,
+								InvalidOid, ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS);
+	have_hist = get_attstatsslot(&hist, vardata.statsTuple,
+								 STATISTIC_KIND_HISTOGRAM, InvalidOid,
+								 ATTSTATSSLOT_VALUES);
+
+	foreach(lc, leaves)
+	{
+		Relation	rel = relation_open(lfirst_oid(lc), AccessShareLock);
+		BfMetaPageData *meta = palloc(sizeof(BfMetaPageData));
+
+		bf_read_meta(rel, meta);
+		rels = lappend(rels, rel);
+		metas = lappend(metas, meta);
+	}
+
+	if (have_mcv || have_hist)
+	{
+		double		mcv_total = 0;
+		double		mcv_maybe = 0;
+		double		hist_maybe = 0;
+		ListCell   *lr;
+		ListCell   *lm;
+
+		for (int pass = 0; pass < 2; pass++)
+		{
+			AttStatsSlot *slot = pass == 0 ? &mcv : &hist;
+
+			if (!(pass == 0 ? have_mcv : have_hist))
+				continue;
+			for (int i = 0; i < slot->nvalues; i++)
+			{
+				bool		maybe = false;
+
+				forboth(lr, rels, lm, metas)
+				{
+					BfMetaPageData *meta = lfirst(lm);
+
+					if (strcmp(meta->family, kt.family) != 0 ||
+						bf_probe_hash(lfirst(lr), meta,
+									  bloom_key_hash(&kt, slot->values[i], meta->seed)))
+					{
+						maybe = true;
+						break;
+					}
+				}
+				if (pass == 0)
+				{
+					mcv_total += slot->numbers[i];
+					if (maybe)
+						mcv_maybe += slot->numbers[i];
+				}
+				else if (maybe)
+					hist_maybe += 1.0 / slot->nvalues;
+			}
+		}
+		if (!have_hist)
+			hist_maybe = mcv_total > 0 ? mcv_maybe / mcv_total : 1.0;
+		share = mcv_maybe + Max(1.0 - nullfrac - mcv_total, 0.0) * hist_maybe;
+		share = Min(Max(share, 0.0), 1.0);
+	}
+	if (have_mcv)
+		free_attstatsslot(&mcv);
+	if (have_hist)
+		free_attstatsslot(&hist);
+	foreach(lc, rels)
+		relation_close(lfirst(lc), NoLock);
+	ReleaseVariableStats(vardata);
+	return share;
+}
+
 /* Build one path (partial or not) over an outer path. */
 static CustomPath *
 make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		  JoinType jointype, Path *outer, Path *inner,
-		  BfJoinCandidate *c, double fpr, double pages, int layers)
+		  BfJoinCandidate *c, double fpr, double share, double pages,
+		  int layers)
 {
 	CustomPath *cp = makeNode(CustomPath);
 	CustomPath *mp = makeNode(CustomPath);
@@ -442,12 +561,21 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	List	   *relids = NIL;
 	int			x = -1;
 
-	/* the share of outer rows with a match, from the join's own estimate */
-	match = outerrel->rows > 0 ? joinrel->rows / outerrel->rows : 0.0;
-	if (jointype == JOIN_ANTI)
-		match = 1.0 - match;
-	match = Min(Max(match, 0.0), 1.0);
-	maybes = clamp_row_est(outer_rows * (match + (1.0 - match) * fpr));
+	/*
+	 * The "maybe" rows: as the outer key's statistics probed in the filter
+	 * tell, else from the join's own estimate of the rows with a match and
+	 * the filter's false-positive rate for the others.
+	 */
+	if (share >= 0)
+		maybes = clamp_row_est(outer_rows * share);
+	else
+	{
+		match = outerrel->rows > 0 ? joinrel->rows / outerrel->rows : 0.0;
+		if (jointype == JOIN_ANTI)
+			match = 1.0 - match;
+		match = Min(Max(match, 0.0), 1.0);
+		maybes = clamp_row_est(outer_rows * (match + (1.0 - match) * fpr));
+	}
 	out_rows = clamp_row_est(joinrel->rows * frac);
 
 	/* a probe, and reading the bits into memory where that pays */
@@ -529,6 +657,7 @@ bf_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	Path	   *outer;
 	Path	   *inner;
 	double		fpr;
+	double		share;
 	double		pages;
 	int			layers;
 
@@ -566,12 +695,13 @@ bf_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 		return;
 	if (!bf_join_index_shape(c.leaves, &fpr, &pages, &layers))
 		return;
+	share = filter_maybe_share(root, c.outer_key, rte->relid, c.leaves);
 
 	outer = outerrel->cheapest_total_path;
 	if (outer->param_info == NULL)
 		add_path(joinrel, (Path *) make_path(root, joinrel, outerrel, jointype,
-											 outer, inner, &c, fpr, pages,
-											 layers));
+											 outer, inner, &c, fpr, share,
+											 pages, layers));
 
 	/* under a Gather, each worker runs the node over its share of the rows */
 	if (joinrel->consider_parallel && outerrel->partial_pathlist != NIL)
@@ -584,8 +714,8 @@ bf_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 			pouter->parallel_safe)
 			add_partial_path(joinrel,
 							 (Path *) make_path(root, joinrel, outerrel, jointype,
-												pouter, pinner, &c, fpr, pages,
-												layers));
+												pouter, pinner, &c, fpr, share,
+												pages, layers));
 	}
 }
 
