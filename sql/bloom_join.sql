@@ -213,7 +213,7 @@ ANALYZE j_parted;
 SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_parted p WHERE p.k = i.k)');
 SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE EXISTS (SELECT 1 FROM j_parted p WHERE p.k = i.k)');
 -- a partition queried alone; a partitionwise join, partition by partition,
--- uses the plain plans (the node is offered for the whole join only)
+-- each partition's join probing that partition's index
 SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_parted_3 p WHERE p.k = i.k)');
 CREATE TABLE j_inparted (k bigint) PARTITION BY RANGE (k);
 CREATE TABLE j_inparted_1 PARTITION OF j_inparted FOR VALUES FROM (0) TO (10000);

@@ -375,10 +375,13 @@ enforces_all(Path *inner, List *restrictlist)
 /*
  * The exact check: the inner's cheapest parameterized path whose
  * parameters come from the outer side alone and that enforces every clause.
+ * In a partitionwise join (a join of two partitions) the inner partition's
+ * paths are parameterized by the outer side's parent: such a path is
+ * translated to the outer partition, as a nested loop does.
  */
 static Path *
-exact_check_path(RelOptInfo *outerrel, RelOptInfo *innerrel,
-				 List *restrictlist, bool parallel)
+exact_check_path(PlannerInfo *root, RelOptInfo *outerrel,
+				 RelOptInfo *innerrel, List *restrictlist, bool parallel)
 {
 	Path	   *best = NULL;
 	ListCell   *lc;
@@ -387,12 +390,23 @@ exact_check_path(RelOptInfo *outerrel, RelOptInfo *innerrel,
 	{
 		Path	   *p = (Path *) lfirst(lc);
 		Relids		req = PATH_REQ_OUTER(p);
+		bool		by_parent = false;
 
-		if (bms_is_empty(req) || !bms_is_subset(req, outerrel->relids))
+		if (bms_is_empty(req))
 			continue;
+		if (!bms_is_subset(req, outerrel->relids))
+		{
+			if (outerrel->top_parent_relids == NULL ||
+				!bms_is_subset(req, outerrel->top_parent_relids))
+				continue;
+			by_parent = true;
+		}
 		if (parallel && !p->parallel_safe)
 			continue;
 		if (best != NULL && p->total_cost >= best->total_cost)
+			continue;
+		if (by_parent &&
+			(p = reparameterize_path_by_child(root, p, outerrel)) == NULL)
 			continue;
 		if (!enforces_all(p, restrictlist))
 			continue;
@@ -690,7 +704,7 @@ bf_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 							  amoid, &c))
 		return;
 
-	inner = exact_check_path(outerrel, innerrel, extra->restrictlist, false);
+	inner = exact_check_path(root, outerrel, innerrel, extra->restrictlist, false);
 	if (inner == NULL)
 		return;
 	if (!bf_join_index_shape(c.leaves, &fpr, &pages, &layers))
@@ -708,7 +722,7 @@ bf_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	{
 		Path	   *pouter = linitial(outerrel->partial_pathlist);
 		Path	   *pinner = inner->parallel_safe ? inner :
-			exact_check_path(outerrel, innerrel, extra->restrictlist, true);
+			exact_check_path(root, outerrel, innerrel, extra->restrictlist, true);
 
 		if (pinner != NULL && pouter->param_info == NULL &&
 			pouter->parallel_safe)

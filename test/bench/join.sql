@@ -40,6 +40,7 @@ CREATE TABLE bench_join.runs (
     kind     text NOT NULL,
     round    int NOT NULL,
     ms       float8,
+    cpu_ms   float8,
     plan     text
 );
 
@@ -52,14 +53,30 @@ BEGIN
 END
 $$;
 
--- Execution Time of EXPLAIN (ANALYZE, TIMING OFF), and the plan's node
--- types, depth first
-CREATE FUNCTION bench_join.explain(q text, OUT ms float8, OUT plan text)
+-- Nanoseconds this backend has spent on a CPU (/proc/self/schedstat, as
+-- antijoin.sql reads it), or NULL where that cannot be read: on a machine
+-- shared with other jobs a query's wall-clock time is mostly its wait for
+-- a CPU; this is not.
+CREATE FUNCTION bench_join.cpu_ns() RETURNS bigint
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint;
+EXCEPTION WHEN OTHERS THEN
+    RETURN NULL;
+END
+$$;
+
+-- Execution Time of EXPLAIN (ANALYZE, TIMING OFF), the backend's CPU time
+-- meanwhile, and the plan's node types, depth first
+CREATE FUNCTION bench_join.explain(q text, OUT ms float8, OUT cpu_ms float8, OUT plan text)
 LANGUAGE plpgsql AS $$
 DECLARE
     j jsonb;
+    c0 bigint;
 BEGIN
+    c0 := bench_join.cpu_ns();
     EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) ' || q INTO j;
+    cpu_ms := (bench_join.cpu_ns() - c0) / 1e6;
     ms := (j -> 0 ->> 'Execution Time')::float8;
     SELECT string_agg(concat_ws(' ', coalesce(n ->> 'Custom Plan Provider', n ->> 'Node Type'),
                                 CASE WHEN n ->> 'Join Type' NOT IN ('Inner') THEN '(' || (n ->> 'Join Type') || ')' END),
@@ -96,7 +113,7 @@ BEGIN
                 END IF;
             ELSE
                 e := bench_join.explain(g.query);
-                INSERT INTO bench_join.runs VALUES (c, v.kind, i, e.ms, e.plan);
+                INSERT INTO bench_join.runs VALUES (c, v.kind, i, e.ms, e.cpu_ms, e.plan);
             END IF;
             COMMIT;
         END LOOP;
