@@ -119,6 +119,20 @@ SELECT * FROM j_check('SELECT * FROM j_orders a WHERE EXISTS (SELECT 1 FROM j_or
 SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k AND o.note <> i.name)');
 SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k AND o.note = ''note '' || (i.k / 2))');
 
+-- under a Gather each worker runs the node over its share of the outer rows
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF)
+SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k);
+SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
 --
 -- Integer keys of mixed widths hash alike: an int2, int4 or int8 outer key
 -- probes the int8 index, and an int8 key an int4 index
