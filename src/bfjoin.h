@@ -97,6 +97,7 @@ extern BfJoinFilter *bf_join_filter_open(Oid indexoid, Oid keytype,
 extern void bf_join_filter_probe(BfJoinFilter *f, const Datum *keys, int n,
 								 bool *maybe);
 extern bool bf_join_filter_in_memory(const BfJoinFilter *f);
+extern Size bf_join_filter_bytes(const BfJoinFilter *f);
 extern void bf_join_filter_close(BfJoinFilter *f);
 
 #endif							/* BFJOIN_H */

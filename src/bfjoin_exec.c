@@ -6,9 +6,10 @@
  *	  and the pause when the filter does not help.  Also their EXPLAIN.
  *
  * The node reads the outer rows in batches.  With the index's bits in
- * memory a batch is BFJ_BATCH rows, copied, whose keys are hashed and
- * probed together (bfjoin_filter.c asks for the blocks ahead of the tests);
- * otherwise one row at a time, not copied.  A row whose key the filter
+ * memory, and too large for the CPU's cache, a batch is BFJ_BATCH rows,
+ * copied, whose keys are hashed and probed together (bfjoin_filter.c asks
+ * for the blocks ahead of the tests); otherwise one row at a time, not
+ * copied.  A row whose key the filter
  * rules out is answered at once: an anti join returns it, a semi join drops
  * it.  A row with a NULL key is answered likewise, with no probe: "=" is
  * strict, so no inner row matches it.  The "maybe" rows are copied into a
@@ -44,8 +45,15 @@
 
 #include "bfjoin.h"
 
-/* outer rows probed at once when the bits are in memory */
+/*
+ * Outer rows probed at once when the bits are in memory and larger than
+ * BFJ_BATCH_BYTES: smaller bits stay in the CPU's cache, where a probe has
+ * no miss to overlap and copying the rows would cost more than it saves.
+ */
 #define BFJ_BATCH			64
+#ifndef BFJ_BATCH_BYTES
+#define BFJ_BATCH_BYTES		(1024 * 1024)
+#endif
 /* "maybe" rows sorted by key before their exact checks when at least */
 #define BFJ_SORT_MIN		32
 /* the share of "maybe" answers is judged over this many probes */
@@ -300,7 +308,8 @@ open_filter(BfJoinState *s)
 	s->filter = bf_join_filter_open(s->indexoid, s->keytype, s->keycoll,
 									s->outer->plan->plan_rows,
 									estate->es_query_cxt);
-	s->batch = (s->filter && bf_join_filter_in_memory(s->filter)) ? BFJ_BATCH : 1;
+	s->batch = (s->filter && bf_join_filter_in_memory(s->filter) &&
+				bf_join_filter_bytes(s->filter) > BFJ_BATCH_BYTES) ? BFJ_BATCH : 1;
 	if (s->batch > 1)
 	{
 		s->bslots = palloc(s->batch * sizeof(TupleTableSlot *));

@@ -60,6 +60,7 @@ struct BfJoinFilter
 	bool		same_seed;		/* every leaf hashes with leaves[0]'s seed */
 	bool		copied;			/* every layer of every leaf is in memory */
 	uint64		copy_pages;		/* pages a copy reads; 0: over the budget */
+	Size		bytes;			/* bits of every layer of every leaf */
 	uint64		pages_read;		/* by page probes so far */
 	uint64	   *h;				/* a batch's hashes */
 	bool	   *found;
@@ -328,6 +329,7 @@ bf_join_filter_open(Oid indexoid, Oid keytype, Oid keycoll, double rows,
 		}
 		layers += l->meta.nlayers;
 	}
+	f->bytes = bytes;
 	if (bytes > (Size) bloom_cache_budget_kb * 1024)
 		f->copy_pages = 0;
 
@@ -343,6 +345,13 @@ bool
 bf_join_filter_in_memory(const BfJoinFilter *f)
 {
 	return f->copied;
+}
+
+/* The size of the bits, every layer of every leaf. */
+Size
+bf_join_filter_bytes(const BfJoinFilter *f)
+{
+	return f->bytes;
 }
 
 /* Make room for a batch of n keys. */
