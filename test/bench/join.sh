@@ -24,6 +24,8 @@
 #   off       the same with it off: PostgreSQL's own plan (the baseline)
 #   hash, merge, nestloop   it off, each join forced with enable_*: the
 #             fastest is the stronger baseline
+#   forced    it on, every other join disabled: the node where the planner
+#             would not have chosen it (how much a wrong estimate costs)
 #
 # The cases: NOT EXISTS at each percent; LEFT JOIN ... IS NULL at the first
 # percent; EXISTS at the first and last; NOT EXISTS into a tiny table (TINY
@@ -86,13 +88,15 @@ WITH med AS (
            least(max(m.ms) FILTER (WHERE kind = 'hash'), max(m.ms) FILTER (WHERE kind = 'merge'),
                  max(m.ms) FILTER (WHERE kind = 'nestloop')) AS best_ms,
            (array_agg(kind ORDER BY m.ms) FILTER (WHERE kind IN ('hash', 'merge', 'nestloop')))[1] AS best,
+           max(m.ms) FILTER (WHERE kind = 'forced') AS forced_ms,
            max(m.plan) FILTER (WHERE kind = 'on') AS on_plan,
            max(m.plan) FILTER (WHERE kind = 'off') AS off_plan
     FROM bench_join.cases c JOIN med m USING (ord) GROUP BY c.ord, c.label
 )
-SELECT format('| %s | %s | %s | %s (%s) | **%s ×** | %s × | %s | %s |', label,
+SELECT format('| %s | %s | %s | %s (%s) | **%s ×** | %s × | %s | %s × | %s | %s |', label,
               round(on_ms::numeric, 1), round(off_ms::numeric, 1), round(best_ms::numeric, 1), best,
               round((off_ms / on_ms)::numeric, 2), round((best_ms / on_ms)::numeric, 2),
+              round(forced_ms::numeric, 1), round((off_ms / forced_ms)::numeric, 2),
               replace(on_plan, 'Aggregate > ', ''), replace(off_plan, 'Aggregate > ', ''))
 FROM w ORDER BY ord;
 SQL
@@ -100,8 +104,8 @@ SQL
 report_cpu=$(report_by cpu_ms)
 report_ms=$(report_by ms)
 header() {
-	echo "| case | on (ms) | off (ms) | fastest forced (ms) | off / on | fastest forced / on | plan with it on | plan with it off |"
-	echo "|---|---:|---:|---:|---:|---:|---|---|"
+	echo "| case | on (ms) | off (ms) | fastest forced (ms) | off / on | fastest forced / on | node forced (ms) | off / node forced | plan with it on | plan with it off |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---|---|"
 }
 {
 	echo "CPU time of the backend (medians):"

@@ -24,7 +24,8 @@ CREATE TABLE bench_join.cases (
 );
 -- settings: name, value, ...; kind 'on' (the GUC on, PostgreSQL's choice),
 -- 'off' (the GUC off, PostgreSQL's choice), 'hash', 'merge', 'nestloop'
--- (the GUC off, that join forced)
+-- (the GUC off, that join forced), 'forced' (the GUC on and every other
+-- join disabled: the filter's node where the planner would not choose it)
 CREATE TABLE bench_join.variants (
     kind     text PRIMARY KEY,
     settings text[] NOT NULL
@@ -34,7 +35,8 @@ INSERT INTO bench_join.variants VALUES
     ('off', '{bloomfilter.join_filter,off}'),
     ('hash', '{bloomfilter.join_filter,off,enable_mergejoin,off,enable_nestloop,off}'),
     ('merge', '{bloomfilter.join_filter,off,enable_hashjoin,off,enable_nestloop,off,work_mem,256MB}'),
-    ('nestloop', '{bloomfilter.join_filter,off,enable_hashjoin,off,enable_mergejoin,off}');
+    ('nestloop', '{bloomfilter.join_filter,off,enable_hashjoin,off,enable_mergejoin,off}'),
+    ('forced', '{bloomfilter.join_filter,on,enable_hashjoin,off,enable_mergejoin,off,enable_nestloop,off}');
 CREATE TABLE bench_join.runs (
     ord      int NOT NULL,
     kind     text NOT NULL,
