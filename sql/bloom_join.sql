@@ -323,6 +323,31 @@ $$;
 BEGIN;
 SELECT j_insert_then_count();
 ROLLBACK;
+-- and in an AFTER trigger of the insert itself, which sees the new row
+-- while its key may still wait in the backend's memory (PostgreSQL 17 and
+-- later set the keys at the end of the statement): the node sets them first
+CREATE TABLE j_log (k bigint, missing bigint, present bigint);
+CREATE FUNCTION j_after_insert() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO j_log
+    SELECT NEW.k,
+           (SELECT count(*) FROM j_incoming i
+            WHERE i.k BETWEEN NEW.k AND NEW.k AND NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)),
+           (SELECT count(*) FROM j_incoming i
+            WHERE i.k BETWEEN NEW.k AND NEW.k AND EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k));
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER j_after AFTER INSERT ON j_orders FOR EACH ROW EXECUTE FUNCTION j_after_insert();
+BEGIN;
+INSERT INTO j_orders VALUES (11);
+INSERT INTO j_orders VALUES (13), (15);
+SELECT * FROM j_log ORDER BY k;
+ROLLBACK;
+DROP TRIGGER j_after ON j_orders;
+DROP FUNCTION j_after_insert();
+DROP TABLE j_log;
 
 RESET enable_hashjoin;
 RESET enable_mergejoin;
