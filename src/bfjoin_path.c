@@ -251,8 +251,17 @@ plain_candidate(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
 		IndexOptInfo *ix = lfirst_node(IndexOptInfo, lc);
 		Node	   *key;
 
-		if (ix->relam != amoid || ix->ncolumns != 1 || ix->hypothetical ||
-			(ix->indpred != NIL && !ix->predOK))
+		if (ix->relam != amoid || ix->ncolumns != 1 || ix->hypothetical)
+			continue;
+
+		/*
+		 * A partial index holds the keys of the rows its predicate admits:
+		 * enough where the inner side's own conditions imply it (predOK may
+		 * lean on join clauses too, which the filter cannot).
+		 */
+		if (ix->indpred != NIL &&
+			(!ix->predOK ||
+			 !predicate_implied_by(ix->indpred, innerrel->baserestrictinfo, false)))
 			continue;
 		if (ix->indexkeys[0] != 0)
 			key = (Node *) makeVar(innerrel->relid, ix->indexkeys[0],
