@@ -57,9 +57,13 @@
 /* "maybe" rows sorted by key before their exact checks when at least */
 #define BFJ_SORT_MIN		32
 /* the share of "maybe" answers is judged over this many probes */
+#ifndef BFJ_WINDOW
 #define BFJ_WINDOW			8192
+#endif
 /* past this share of "maybe" answers the filter pauses */
+#ifndef BFJ_PAUSE_SHARE
 #define BFJ_PAUSE_SHARE		0.9
+#endif
 /* rows a first pause lasts; each pause in a row twice the last, up to */
 #define BFJ_PAUSE_MIN		(4 * BFJ_WINDOW)
 #define BFJ_PAUSE_MAX		(1024 * 1024)

@@ -131,9 +131,9 @@ CREATE UNLOGGED TABLE bench_join.orders AS
 CREATE INDEX orders_k ON bench_join.orders (k);
 CREATE INDEX orders_k_bf ON bench_join.orders USING bloomfilter (k);
 -- a tiny inner table (fewer rows than the batch), and the same keys under a
--- filter at a false-positive rate of 0.5, grown from a capacity of 1,000
--- (about 13 layers: nearly half the absent keys are "maybe", and a probe
--- reads a block of each layer)
+-- filter built at a false-positive rate of 0.5 from a capacity of 1,000
+-- (the VACUUM below compacts it into one layer that answers "maybe" for
+-- about a quarter of the absent keys)
 CREATE UNLOGGED TABLE bench_join.tiny AS
     SELECT (g * 2)::bigint AS k FROM generate_series(1, :tiny) g;
 CREATE INDEX ON bench_join.tiny (k);
