@@ -1,0 +1,767 @@
+/*-------------------------------------------------------------------------
+ *
+ * bfjoin_path.c
+ *	  The planner's side of joins that use a bloomfilter index by
+ *	  themselves: when the path applies, and what it costs.
+ *
+ * set_join_pathlist_hook sees every join the planner considers.  For an
+ * anti or semi join whose inner side is a table (plain, a partition, or
+ * partitioned) with a valid bloomfilter index on the join key, it adds a
+ * path that probes the filter for each outer row and sends only the
+ * "maybe" rows to an exact check: the inner side's cheapest parameterized
+ * path that enforces every clause of the join, so that "the inner scan
+ * returns a row" is the whole test.  add_path decides against the plain
+ * plans, by cost.
+ *
+ * When the answer could change, there is no path:
+ *	- the clause must be outer_expr = inner_key, where inner_key is the
+ *	  index's column (under a binary-compatible cast) or equal to its
+ *	  expression, and the operator the equality of the btree (or hash)
+ *	  operator family of the key's type: equal values, whose keys then hash
+ *	  alike when both types are of the same key family (bloom_keys.c: int2,
+ *	  int4 and int8 are one);
+ *	- a nondeterministic collation (equal strings of other bytes), or an
+ *	  enum key (labels renamed since the index was built hash otherwise: the
+ *	  probe would have to check them, and could only fail);
+ *	- an invalid or not-ready index, a partial index whose predicate the
+ *	  inner's restrictions do not imply, a partitioned table with a leaf no
+ *	  valid index covers.
+ * The library is loaded by the time this runs, even in a session with
+ * nothing preloaded: the planner opens the inner table's indexes
+ * (get_relation_info calls the access method's handler) before it searches
+ * for joins.
+ *
+ * Copyright (c) 2026, the bloomfilter developers
+ *
+ * IDENTIFICATION
+ *	  src/bfjoin_path.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/genam.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_opfamily.h"
+#include "commands/defrem.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "access/htup_details.h"
+#include "catalog/pg_statistic.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/selfuncs.h"
+
+#include "bfindex.h"
+#include "bfjoin.h"
+
+bool		bf_join_filter_enabled = true;
+
+static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
+
+/*
+ * Cost of one probe, in cpu_operator_cost: evaluating, hashing and testing
+ * the key (about 25 ns with the bits in the CPU's cache, measured as
+ * docs/planner.md does; a probe that misses the cache costs more), and of a
+ * probe that reads pages (a buffer pinned and locked per layer).
+ */
+#define BFJ_PROBE_COST			3.0
+#define BFJ_PROBE_MISS_COST		6.0
+#define BFJ_PAGE_PROBE_COST		25.0
+/* bits a CPU cache holds, about: larger filters miss on most probes */
+#define BFJ_CACHED_BYTES		(2 * 1024 * 1024)
+/* copying a page of the filter into memory, in seq_page_cost */
+#define BFJ_COPY_PAGE_COST		0.25
+
+/* One candidate: an index of the inner side, and the clause it answers. */
+typedef struct BfJoinCandidate
+{
+	Oid			indexoid;		/* maybe a partitioned index */
+	List	   *leaves;
+	RestrictInfo *rinfo;
+	Expr	   *outer_key;
+} BfJoinCandidate;
+
+/* The OID of the bloomfilter access method, or InvalidOid. */
+static Oid
+bf_am_oid(void)
+{
+	return get_am_oid("bloomfilter", true);
+}
+
+static Node *
+strip_relabel(Node *node)
+{
+	while (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	return node;
+}
+
+/*
+ * Is the inner side of a clause the index's key: the same column of the
+ * inner rel (whatever typmod and collation the Var carries), or an
+ * expression equal to the index's?
+ */
+static bool
+key_matches(Node *inner_arg, Node *key)
+{
+	inner_arg = strip_relabel(inner_arg);
+	if (IsA(key, Var))
+		return inner_arg && IsA(inner_arg, Var) &&
+			((Var *) inner_arg)->varno == ((Var *) key)->varno &&
+			((Var *) inner_arg)->varattno == ((Var *) key)->varattno &&
+			((Var *) inner_arg)->varlevelsup == 0;
+	return equal(inner_arg, strip_relabel(key));
+}
+
+/*
+ * Does equality operator opno, between an outer key of type outertype and
+ * the index's key of type indextype (collation indexcoll), mean that the
+ * keys hash alike?  It must be the "=" of the btree (or hash) operator
+ * family of the index key's type, and both types must be of one key family.
+ */
+static bool
+clause_hashes_alike(Oid opno, Oid outertype, Oid outercoll, Oid indextype,
+					Oid indexcoll)
+{
+	Oid			am[2] = {BTREE_AM_OID, HASH_AM_OID};
+	int			strategy[2] = {BTEqualStrategyNumber, HTEqualStrategyNumber};
+	bool		equality = false;
+	BloomKeyType kto;
+	BloomKeyType kti;
+
+	for (int i = 0; i < 2 && !equality; i++)
+	{
+		Oid			opclass = GetDefaultOpClass(getBaseType(indextype), am[i]);
+
+		if (OidIsValid(opclass) &&
+			get_op_opfamily_strategy(opno, get_opclass_family(opclass)) == strategy[i])
+			equality = true;
+	}
+	if (!equality || !op_strict(opno))
+		return false;
+
+	memset(&kto, 0, sizeof(kto));
+	memset(&kti, 0, sizeof(kti));
+	if (!bloom_key_type_try_init(&kto, outertype, outercoll, CurrentMemoryContext) ||
+		!bloom_key_type_try_init(&kti, indextype, indexcoll, CurrentMemoryContext))
+		return false;
+	if (kto.kind == KEY_ENUM || kti.kind == KEY_ENUM)
+		return false;
+	return strcmp(kto.family, kti.family) == 0;
+}
+
+/*
+ * Is the clause outer_expr = inner_key for the index key "key" (a Var of the
+ * inner rel, or an index expression), and if so its outer side?
+ */
+static Expr *
+clause_outer_key(RestrictInfo *rinfo, RelOptInfo *outerrel,
+				 RelOptInfo *innerrel, Node *key, Oid indexcoll)
+{
+	OpExpr	   *op;
+	Node	   *outer_arg;
+	Node	   *inner_arg;
+
+	if (rinfo->pseudoconstant || !IsA(rinfo->clause, OpExpr))
+		return NULL;
+	op = (OpExpr *) rinfo->clause;
+	if (list_length(op->args) != 2 || bms_is_empty(rinfo->left_relids) ||
+		bms_is_empty(rinfo->right_relids))
+		return NULL;
+	if (bms_is_subset(rinfo->left_relids, outerrel->relids) &&
+		bms_is_subset(rinfo->right_relids, innerrel->relids))
+	{
+		outer_arg = linitial(op->args);
+		inner_arg = lsecond(op->args);
+	}
+	else if (bms_is_subset(rinfo->left_relids, innerrel->relids) &&
+			 bms_is_subset(rinfo->right_relids, outerrel->relids))
+	{
+		outer_arg = lsecond(op->args);
+		inner_arg = linitial(op->args);
+	}
+	else
+		return NULL;
+
+	if (!key_matches(inner_arg, key))
+		return NULL;
+	if (OidIsValid(op->inputcollid) &&
+		!get_collation_isdeterministic(op->inputcollid))
+		return NULL;
+	if (contain_volatile_functions(outer_arg))
+		return NULL;
+	if (!clause_hashes_alike(op->opno, exprType(outer_arg),
+							 exprCollation(outer_arg),
+							 exprType(strip_relabel(key)), indexcoll))
+		return NULL;
+	return (Expr *) outer_arg;
+}
+
+/* The first clause of the join that the index key answers, if any. */
+static bool
+find_clause(List *restrictlist, RelOptInfo *outerrel, RelOptInfo *innerrel,
+			Node *key, Oid indexcoll, BfJoinCandidate *c)
+{
+	ListCell   *lc;
+
+	foreach(lc, restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		Expr	   *outer_key = clause_outer_key(rinfo, outerrel, innerrel,
+												 key, indexcoll);
+
+		if (outer_key)
+		{
+			c->rinfo = rinfo;
+			c->outer_key = outer_key;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A bloomfilter index of a plain inner table (or partition) that answers a
+ * clause of the join: from the planner's own list, which holds only valid
+ * indexes (and not those a broken HOT chain hides from this transaction).
+ */
+static bool
+plain_candidate(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
+				List *restrictlist, Oid amoid, BfJoinCandidate *c)
+{
+	ListCell   *lc;
+
+	foreach(lc, innerrel->indexlist)
+	{
+		IndexOptInfo *ix = lfirst_node(IndexOptInfo, lc);
+		Node	   *key;
+
+		if (ix->relam != amoid || ix->ncolumns != 1 || ix->hypothetical)
+			continue;
+
+		/*
+		 * A partial index holds the keys of the rows its predicate admits:
+		 * enough where the inner side's own conditions imply it (predOK may
+		 * lean on join clauses too, which the filter cannot).
+		 */
+		if (ix->indpred != NIL &&
+			(!ix->predOK ||
+			 !predicate_implied_by(ix->indpred, innerrel->baserestrictinfo, false)))
+			continue;
+		if (ix->indexkeys[0] != 0)
+			key = (Node *) makeVar(innerrel->relid, ix->indexkeys[0],
+								   get_atttype(planner_rt_fetch(innerrel->relid, root)->relid,
+											   ix->indexkeys[0]),
+								   -1, InvalidOid, 0);
+		else if (ix->indexprs != NIL)
+			key = linitial(ix->indexprs);
+		else
+			continue;
+		if (!find_clause(restrictlist, outerrel, innerrel, key,
+						 ix->indexcollations[0], c))
+			continue;
+		if (!bf_join_leaves(ix->indexoid, &c->leaves))
+			continue;
+		c->indexoid = ix->indexoid;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A partitioned bloomfilter index of a partitioned inner table that answers
+ * a clause of the join.  The planner keeps no IndexOptInfo for it (only for
+ * unique indexes of a partitioned table), so it is found in the catalog; it
+ * serves only where every leaf partition has a valid leaf index.
+ */
+static bool
+partitioned_candidate(RelOptInfo *outerrel, RelOptInfo *innerrel,
+					  Oid tableoid, List *restrictlist, Oid amoid,
+					  BfJoinCandidate *c)
+{
+	Relation	table = table_open(tableoid, NoLock);
+	List	   *indexes = RelationGetIndexList(table);
+	ListCell   *lc;
+	bool		found = false;
+
+	table_close(table, NoLock);
+	foreach(lc, indexes)
+	{
+		Oid			indexoid = lfirst_oid(lc);
+		Relation	index;
+		Node	   *key = NULL;
+		Oid			coll;
+
+		if (get_rel_relkind(indexoid) != RELKIND_PARTITIONED_INDEX)
+			continue;
+		index = index_open(indexoid, AccessShareLock);
+		if (index->rd_rel->relam == amoid &&
+			index->rd_index->indnatts == 1 &&
+			index->rd_index->indisvalid &&
+			RelationGetIndexPredicate(index) == NIL)
+		{
+			AttrNumber	attno = index->rd_index->indkey.values[0];
+
+			if (attno != 0)
+				key = (Node *) makeVar(innerrel->relid, attno,
+									   get_atttype(tableoid, attno), -1,
+									   InvalidOid, 0);
+			else
+			{
+				List	   *exprs = RelationGetIndexExpressions(index);
+
+				if (exprs != NIL)
+				{
+					key = linitial(exprs);
+					ChangeVarNodes(key, 1, innerrel->relid, 0);
+				}
+			}
+		}
+		coll = index->rd_indcollation ? index->rd_indcollation[0] : InvalidOid;
+		index_close(index, NoLock);
+		if (key == NULL ||
+			!find_clause(restrictlist, outerrel, innerrel, key, coll, c) ||
+			!bf_join_leaves(indexoid, &c->leaves))
+			continue;
+		c->indexoid = indexoid;
+		found = true;
+		break;
+	}
+	list_free(indexes);
+	return found;
+}
+
+/*
+ * Does the inner path enforce every clause of the join, so that a row it
+ * returns is a match and none is one where it returns none?  (As a nested
+ * loop tells the clauses it must still check, create_nestloop_path.)
+ */
+static bool
+enforces_all(Path *inner, List *restrictlist)
+{
+	ListCell   *lc;
+#if PG_VERSION_NUM >= 160000
+	Bitmapset  *serials = get_param_path_clause_serials(inner);
+
+	foreach(lc, restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (!bms_is_member(rinfo->rinfo_serial, serials))
+			return false;
+	}
+#else
+	Relids		inner_and_outer = bms_union(inner->parent->relids,
+											PATH_REQ_OUTER(inner));
+
+	foreach(lc, restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (!join_clause_is_movable_into(rinfo, inner->parent->relids,
+										 inner_and_outer))
+			return false;
+	}
+#endif
+	return true;
+}
+
+/*
+ * The exact check: the inner's cheapest parameterized path whose
+ * parameters come from the outer side alone and that enforces every clause.
+ * In a partitionwise join (a join of two partitions) the inner partition's
+ * paths are parameterized by the outer side's parent: such a path is
+ * translated to the outer partition, as a nested loop does.
+ */
+static Path *
+exact_check_path(PlannerInfo *root, RelOptInfo *outerrel,
+				 RelOptInfo *innerrel, List *restrictlist, bool parallel)
+{
+	Path	   *best = NULL;
+	ListCell   *lc;
+
+	foreach(lc, innerrel->pathlist)
+	{
+		Path	   *p = (Path *) lfirst(lc);
+		Relids		req = PATH_REQ_OUTER(p);
+		bool		by_parent = false;
+
+		if (bms_is_empty(req))
+			continue;
+		if (!bms_is_subset(req, outerrel->relids))
+		{
+			if (outerrel->top_parent_relids == NULL ||
+				!bms_is_subset(req, outerrel->top_parent_relids))
+				continue;
+			by_parent = true;
+		}
+		if (parallel && !p->parallel_safe)
+			continue;
+		if (best != NULL && p->total_cost >= best->total_cost)
+			continue;
+		if (by_parent &&
+			(p = reparameterize_path_by_child(root, p, outerrel)) == NULL)
+			continue;
+		if (!enforces_all(p, restrictlist))
+			continue;
+		best = p;
+	}
+	return best;
+}
+
+/*
+ * May the node return the join's target list from the outer rows?  Every
+ * expression must come from the outer side, but for an anti join the inner
+ * side's Vars, which are NULL in every row it returns.
+ */
+static bool
+target_from_outer(RelOptInfo *joinrel, RelOptInfo *outerrel,
+				  RelOptInfo *innerrel, JoinType jointype)
+{
+	ListCell   *lc;
+
+	foreach(lc, joinrel->reltarget->exprs)
+	{
+		Node	   *e = lfirst(lc);
+
+		if (list_member(outerrel->reltarget->exprs, e))
+			continue;
+		if (jointype == JOIN_ANTI && IsA(e, Var) &&
+			bms_is_member(((Var *) e)->varno, innerrel->relids))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The share of outer rows whose key the filter answers "maybe" for, from the
+ * outer key's statistics: its most common values and histogram bounds,
+ * probed in the index (false positives included), weighed as
+ * bloom_contains' estimate weighs them (docs/planner.md).  PostgreSQL's own
+ * estimate of a semi or anti join assumes that every outer key is found
+ * when the inner side has more distinct keys, which is the case the filter
+ * is for; the filter knows better.  -1 where there are no statistics the
+ * user may read, or where the inner table's row-level security applies (the
+ * estimate, shown by EXPLAIN, would tell of rows the policies hide).
+ */
+static double
+filter_maybe_share(PlannerInfo *root, Expr *outer_key, Oid inner_table,
+				   List *leaves)
+{
+	VariableStatData vardata;
+	AttStatsSlot mcv;
+	AttStatsSlot hist;
+	bool		have_mcv = false;
+	bool		have_hist = false;
+	double		share = -1;
+	double		nullfrac;
+	BloomKeyType kt;
+	List	   *rels = NIL;
+	List	   *metas = NIL;
+	ListCell   *lc;
+
+	if (check_enable_rls(inner_table, InvalidOid, true) == RLS_ENABLED)
+		return -1;
+	examine_variable(root, (Node *) outer_key, 0, &vardata);
+	if (!HeapTupleIsValid(vardata.statsTuple) || !vardata.acl_ok)
+	{
+		ReleaseVariableStats(vardata);
+		return -1;
+	}
+	memset(&kt, 0, sizeof(kt));
+	if (!bloom_key_type_try_init(&kt, vardata.atttype, exprCollation((Node *) outer_key),
+								 CurrentMemoryContext) || kt.kind == KEY_ENUM)
+	{
+		ReleaseVariableStats(vardata);
+		return -1;
+	}
+	nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
+	have_mcv = get_attstatsslot(&mcv, vardata.statsTuple, STATISTIC_KIND_MCV,
+								InvalidOid, ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS);
+	have_hist = get_attstatsslot(&hist, vardata.statsTuple,
+								 STATISTIC_KIND_HISTOGRAM, InvalidOid,
+								 ATTSTATSSLOT_VALUES);
+
+	foreach(lc, leaves)
+	{
+		Relation	rel = relation_open(lfirst_oid(lc), AccessShareLock);
+		BfMetaPageData *meta = palloc(sizeof(BfMetaPageData));
+
+		bf_read_meta(rel, meta);
+		rels = lappend(rels, rel);
+		metas = lappend(metas, meta);
+	}
+
+	if (have_mcv || have_hist)
+	{
+		double		mcv_total = 0;
+		double		mcv_maybe = 0;
+		double		hist_maybe = 0;
+		ListCell   *lr;
+		ListCell   *lm;
+
+		for (int pass = 0; pass < 2; pass++)
+		{
+			AttStatsSlot *slot = pass == 0 ? &mcv : &hist;
+
+			if (!(pass == 0 ? have_mcv : have_hist))
+				continue;
+			for (int i = 0; i < slot->nvalues; i++)
+			{
+				bool		maybe = false;
+
+				forboth(lr, rels, lm, metas)
+				{
+					BfMetaPageData *meta = lfirst(lm);
+
+					if (strcmp(meta->family, kt.family) != 0 ||
+						bf_probe_hash(lfirst(lr), meta,
+									  bloom_key_hash(&kt, slot->values[i], meta->seed)))
+					{
+						maybe = true;
+						break;
+					}
+				}
+				if (pass == 0)
+				{
+					mcv_total += slot->numbers[i];
+					if (maybe)
+						mcv_maybe += slot->numbers[i];
+				}
+				else if (maybe)
+					hist_maybe += 1.0 / slot->nvalues;
+			}
+		}
+		if (!have_hist)
+			hist_maybe = mcv_total > 0 ? mcv_maybe / mcv_total : 1.0;
+		share = mcv_maybe + Max(1.0 - nullfrac - mcv_total, 0.0) * hist_maybe;
+		share = Min(Max(share, 0.0), 1.0);
+	}
+	if (have_mcv)
+		free_attstatsslot(&mcv);
+	if (have_hist)
+		free_attstatsslot(&hist);
+	foreach(lc, rels)
+		relation_close(lfirst(lc), NoLock);
+	ReleaseVariableStats(vardata);
+	return share;
+}
+
+/* Build one path (partial or not) over an outer path. */
+static CustomPath *
+make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+		  JoinType jointype, Path *outer, Path *inner,
+		  BfJoinCandidate *c, double fpr, double share, double pages,
+		  int layers)
+{
+	CustomPath *cp = makeNode(CustomPath);
+	CustomPath *mp = makeNode(CustomPath);
+	double		outer_rows = outer->rows;
+	double		frac = outerrel->rows > 0 ? outer_rows / outerrel->rows : 1.0;
+	double		match;
+	double		maybes;
+	double		out_rows;
+	double		probe;
+	double		copy = 0;
+	QualCost	keycost;
+	Cost		check;
+	List	   *relids = NIL;
+	int			x = -1;
+
+	/*
+	 * The "maybe" rows: as the outer key's statistics probed in the filter
+	 * tell, else from the join's own estimate of the rows with a match and
+	 * the filter's false-positive rate for the others.
+	 */
+	if (share >= 0)
+		maybes = clamp_row_est(outer_rows * share);
+	else
+	{
+		match = outerrel->rows > 0 ? joinrel->rows / outerrel->rows : 0.0;
+		if (jointype == JOIN_ANTI)
+			match = 1.0 - match;
+		match = Min(Max(match, 0.0), 1.0);
+		maybes = clamp_row_est(outer_rows * (match + (1.0 - match) * fpr));
+	}
+	out_rows = clamp_row_est(joinrel->rows * frac);
+
+	/* a probe, and reading the bits into memory where that pays */
+	cost_qual_eval_node(&keycost, (Node *) c->outer_key, root);
+	if (outer_rows * Max(layers, 1) >= pages &&
+		pages * BLCKSZ <= (double) bloom_cache_budget_kb * 1024)
+	{
+		copy = pages * seq_page_cost * BFJ_COPY_PAGE_COST;
+		probe = cpu_operator_cost *
+			(pages * BLCKSZ > BFJ_CACHED_BYTES ? BFJ_PROBE_MISS_COST : BFJ_PROBE_COST);
+	}
+	else
+		probe = cpu_operator_cost * BFJ_PAGE_PROBE_COST * Max(layers, 1);
+
+	/* an exact check: the inner path's rescan, the row stored and sorted */
+	check = inner->total_cost + 2 * cpu_tuple_cost +
+		cpu_operator_cost * log2(Max(maybes, 2.0));
+
+	cp->path.type = T_CustomPath;
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = joinrel;
+	cp->path.pathtarget = joinrel->reltarget;
+	cp->path.param_info = NULL;
+	cp->path.parallel_aware = false;
+	cp->path.parallel_safe = joinrel->consider_parallel &&
+		outer->parallel_safe && inner->parallel_safe;
+	cp->path.parallel_workers = outer->parallel_workers;
+	cp->path.rows = out_rows;
+	cp->path.startup_cost = outer->startup_cost + copy;
+	cp->path.total_cost = outer->total_cost + copy +
+		outer_rows * (cpu_tuple_cost + keycost.per_tuple + probe) +
+		maybes * check;
+#if PG_VERSION_NUM >= 180000
+	cp->path.disabled_nodes = outer->disabled_nodes + inner->disabled_nodes;
+#endif
+	cp->path.pathkeys = NIL;
+	cp->flags = 0;
+	cp->methods = &bf_join_path_methods;
+
+	/* the "maybe" rows, fed to the exact checks */
+	while ((x = bms_next_member(outer->parent->relids, x)) >= 0)
+		relids = lappend_int(relids, x);
+	mp->path.type = T_CustomPath;
+	mp->path.pathtype = T_CustomScan;
+	mp->path.parent = joinrel;
+	mp->path.pathtarget = outer->pathtarget;
+	mp->path.param_info = NULL;
+	mp->path.parallel_aware = false;
+	mp->path.parallel_safe = cp->path.parallel_safe;
+	mp->path.parallel_workers = 0;
+	mp->path.rows = maybes;
+	mp->path.startup_cost = 0;
+	mp->path.total_cost = maybes * cpu_tuple_cost;
+	mp->path.pathkeys = NIL;
+	mp->flags = 0;
+	mp->custom_private = relids;
+	mp->methods = &bf_join_maybe_path_methods;
+
+	cp->custom_paths = list_make3(outer, mp, inner);
+	cp->custom_private = list_make3(c->outer_key,
+									list_make4_int(jointype, (int) c->indexoid,
+												   layers, (int) Min(pages, INT_MAX)),
+									c->leaves);
+	return cp;
+}
+
+/*
+ * set_join_pathlist_hook: offer the filter's path for an anti or semi join
+ * into a table with a bloomfilter index on the join key.
+ */
+static void
+bf_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
+				 RelOptInfo *outerrel, RelOptInfo *innerrel,
+				 JoinType jointype, JoinPathExtraData *extra)
+{
+	RangeTblEntry *rte;
+	Oid			amoid;
+	BfJoinCandidate c;
+	Path	   *outer;
+	Path	   *inner;
+	double		fpr;
+	double		share;
+	double		pages;
+	int			layers;
+
+	if (prev_set_join_pathlist_hook)
+		prev_set_join_pathlist_hook(root, joinrel, outerrel, innerrel,
+									jointype, extra);
+
+	if (!bf_join_filter_enabled ||
+		(jointype != JOIN_ANTI && jointype != JOIN_SEMI) ||
+		(innerrel->reloptkind != RELOPT_BASEREL &&
+		 innerrel->reloptkind != RELOPT_OTHER_MEMBER_REL) ||
+		innerrel->rtekind != RTE_RELATION ||
+		extra->restrictlist == NIL ||
+		outerrel->cheapest_total_path == NULL ||
+		!target_from_outer(joinrel, outerrel, innerrel, jointype))
+		return;
+	amoid = bf_am_oid();
+	if (!OidIsValid(amoid))
+		return;
+
+	memset(&c, 0, sizeof(c));
+	rte = planner_rt_fetch(innerrel->relid, root);
+	if (rte->relkind == RELKIND_PARTITIONED_TABLE)
+	{
+		if (!partitioned_candidate(outerrel, innerrel, rte->relid,
+								   extra->restrictlist, amoid, &c))
+			return;
+	}
+	else if (!plain_candidate(root, outerrel, innerrel, extra->restrictlist,
+							  amoid, &c))
+		return;
+
+	inner = exact_check_path(root, outerrel, innerrel, extra->restrictlist, false);
+	if (inner == NULL)
+		return;
+	if (!bf_join_index_shape(c.leaves, &fpr, &pages, &layers))
+		return;
+	share = filter_maybe_share(root, c.outer_key, rte->relid, c.leaves);
+
+	outer = outerrel->cheapest_total_path;
+	if (outer->param_info == NULL)
+		add_path(joinrel, (Path *) make_path(root, joinrel, outerrel, jointype,
+											 outer, inner, &c, fpr, share,
+											 pages, layers));
+
+	/* under a Gather, each worker runs the node over its share of the rows */
+	if (joinrel->consider_parallel && outerrel->partial_pathlist != NIL)
+	{
+		Path	   *pouter = linitial(outerrel->partial_pathlist);
+		Path	   *pinner = inner->parallel_safe ? inner :
+			exact_check_path(root, outerrel, innerrel, extra->restrictlist, true);
+
+		if (pinner != NULL && pouter->param_info == NULL &&
+			pouter->parallel_safe)
+			add_partial_path(joinrel,
+							 (Path *) make_path(root, joinrel, outerrel, jointype,
+												pouter, pinner, &c, fpr, share,
+												pages, layers));
+	}
+}
+
+const CustomPathMethods bf_join_path_methods = {
+	.CustomName = "BloomFilterJoin",
+	.PlanCustomPath = bf_join_plan,
+};
+
+const CustomPathMethods bf_join_maybe_path_methods = {
+	.CustomName = "BloomMaybeRows",
+	.PlanCustomPath = bf_join_maybe_plan,
+};
+
+/*
+ * Install the planner hook and make the plan nodes known by name (a
+ * parallel worker reads the plan back from text).  From _PG_init.
+ */
+void
+bf_join_register(void)
+{
+	prev_set_join_pathlist_hook = set_join_pathlist_hook;
+	set_join_pathlist_hook = bf_join_pathlist;
+	RegisterCustomScanMethods(&bf_join_anti_scan_methods);
+	RegisterCustomScanMethods(&bf_join_semi_scan_methods);
+	RegisterCustomScanMethods(&bf_join_maybe_scan_methods);
+}
