@@ -55,8 +55,10 @@ OBJS = \
 	src/bfvacuum.o \
 	src/bfvalidate.o \
 	src/bfinfo.o \
+	src/bfjoin_match.o \
 	src/bfjoin_path.o \
 	src/bfjoin_plan.o \
+	src/bfjoin_maybe.o \
 	src/bfjoin_exec.o \
 	src/bfjoin_filter.o
 PGFILEDESC = "bloomfilter - Bloom filter data type and aggregate"

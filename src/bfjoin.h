@@ -57,6 +57,28 @@ extern bool bf_join_filter_enabled;
 /* custom_exprs: the outer side of the join clause, alone */
 /* custom_plans: the outer plan, the Nested Loop of the exact checks */
 
+/* bfjoin_match.c: which joins an index can pre-check */
+/* One candidate: an index of the inner side, and the clause it answers. */
+typedef struct BfJoinCandidate
+{
+	Oid			indexoid;		/* maybe a partitioned index */
+	List	   *leaves;
+	RestrictInfo *rinfo;
+	Expr	   *outer_key;
+} BfJoinCandidate;
+
+extern Oid	bf_join_am_oid(void);
+extern bool bf_join_plain_candidate(PlannerInfo *root, RelOptInfo *outerrel,
+									RelOptInfo *innerrel, List *restrictlist,
+									Oid amoid, BfJoinCandidate *c);
+extern bool bf_join_partitioned_candidate(RelOptInfo *outerrel,
+										  RelOptInfo *innerrel, Oid relid,
+										  List *restrictlist, Oid amoid,
+										  BfJoinCandidate *c);
+extern Path *bf_join_exact_check_path(PlannerInfo *root, RelOptInfo *outerrel,
+									  RelOptInfo *innerrel, List *restrictlist,
+									  bool parallel_safe);
+
 /* bfjoin_path.c */
 extern void bf_join_register(void);
 extern const CustomPathMethods bf_join_path_methods;
@@ -70,13 +92,26 @@ extern Plan *bf_join_maybe_plan(PlannerInfo *root, RelOptInfo *rel,
 								CustomPath *best_path, List *tlist,
 								List *clauses, List *custom_plans);
 
+/* bfjoin_maybe.c: the BloomMaybeRows node */
+/* The BloomMaybeRows node: the rows it is given, in the order given. */
+typedef struct BfMaybeState
+{
+	CustomScanState css;
+	TupleTableSlot **slots;
+	int		   *order;
+	int			n;
+	int			pos;
+} BfMaybeState;
+
+extern const CustomScanMethods bf_join_maybe_scan_methods;
+extern Node *bf_join_maybe_create_state(CustomScan *cscan);
+extern bool bf_join_is_maybe_state(PlanState *ps);
+
 /* bfjoin_exec.c (with the node's EXPLAIN lines) */
 typedef struct BfJoinState BfJoinState;
 extern const CustomScanMethods bf_join_anti_scan_methods;
 extern const CustomScanMethods bf_join_semi_scan_methods;
-extern const CustomScanMethods bf_join_maybe_scan_methods;
 extern Node *bf_join_create_state(CustomScan *cscan);
-extern Node *bf_join_maybe_create_state(CustomScan *cscan);
 extern void bf_join_explain(CustomScanState *node, List *ancestors,
 							struct ExplainState *es);
 

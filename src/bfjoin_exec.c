@@ -68,16 +68,6 @@
 #define BFJ_PAUSE_MIN		(4 * BFJ_WINDOW)
 #define BFJ_PAUSE_MAX		(1024 * 1024)
 
-/* The BloomMaybeRows node: the rows it is given, in the order given. */
-typedef struct BfMaybeState
-{
-	CustomScanState css;
-	TupleTableSlot **slots;
-	int		   *order;
-	int			n;
-	int			pos;
-} BfMaybeState;
-
 /* a "maybe" row's key, for sorting */
 typedef struct BfSortKey
 {
@@ -150,10 +140,6 @@ static void bf_join_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *bf_join_exec(CustomScanState *node);
 static void bf_join_end(CustomScanState *node);
 static void bf_join_rescan(CustomScanState *node);
-static void bf_maybe_begin(CustomScanState *node, EState *estate, int eflags);
-static TupleTableSlot *bf_maybe_exec(CustomScanState *node);
-static void bf_maybe_end(CustomScanState *node);
-static void bf_maybe_rescan(CustomScanState *node);
 
 static const CustomExecMethods bf_join_exec_methods = {
 	.CustomName = "BloomFilterJoin",
@@ -162,14 +148,6 @@ static const CustomExecMethods bf_join_exec_methods = {
 	.EndCustomScan = bf_join_end,
 	.ReScanCustomScan = bf_join_rescan,
 	.ExplainCustomScan = bf_join_explain,
-};
-
-static const CustomExecMethods bf_maybe_exec_methods = {
-	.CustomName = "BloomMaybeRows",
-	.BeginCustomScan = bf_maybe_begin,
-	.ExecCustomScan = bf_maybe_exec,
-	.EndCustomScan = bf_maybe_end,
-	.ReScanCustomScan = bf_maybe_rescan,
 };
 
 const CustomScanMethods bf_join_anti_scan_methods = {
@@ -182,11 +160,6 @@ const CustomScanMethods bf_join_semi_scan_methods = {
 	.CreateCustomScanState = bf_join_create_state,
 };
 
-const CustomScanMethods bf_join_maybe_scan_methods = {
-	.CustomName = "BloomMaybeRows",
-	.CreateCustomScanState = bf_join_maybe_create_state,
-};
-
 Node *
 bf_join_create_state(CustomScan *cscan)
 {
@@ -195,52 +168,6 @@ bf_join_create_state(CustomScan *cscan)
 
 	s->css.methods = &bf_join_exec_methods;
 	return (Node *) s;
-}
-
-Node *
-bf_join_maybe_create_state(CustomScan *cscan)
-{
-	BfMaybeState *s = (BfMaybeState *) newNode(sizeof(BfMaybeState),
-											   T_CustomScanState);
-
-	s->css.methods = &bf_maybe_exec_methods;
-	return (Node *) s;
-}
-
-/* --- BloomMaybeRows --- */
-
-/*
- * The node returns the slots of the filter's node as they are (of any
- * kind): the Nested Loop must not take them for its virtual slots.
- */
-static void
-bf_maybe_begin(CustomScanState *node, EState *estate, int eflags)
-{
-	node->ss.ps.resultopsfixed = false;
-}
-
-static TupleTableSlot *
-bf_maybe_exec(CustomScanState *node)
-{
-	BfMaybeState *s = (BfMaybeState *) node;
-
-	if (s->pos >= s->n)
-		return NULL;
-	return s->slots[s->order ? s->order[s->pos++] : s->pos++];
-}
-
-static void
-bf_maybe_end(CustomScanState *node)
-{
-}
-
-/*
- * Its rows are the filter's node's to give: a rescan (the Nested Loop's,
- * which may come after they were given) changes nothing.
- */
-static void
-bf_maybe_rescan(CustomScanState *node)
-{
 }
 
 /* --- the filter's node --- */
@@ -265,8 +192,7 @@ bf_join_begin(CustomScanState *node, EState *estate, int eflags)
 	s->nl = ExecInitNode(lsecond(cscan->custom_plans), estate, eflags);
 	node->custom_ps = list_make2(s->outer, s->nl);
 	s->feeder = (BfMaybeState *) outerPlanState(s->nl);
-	if (!IsA(s->feeder, CustomScanState) ||
-		s->feeder->css.methods != &bf_maybe_exec_methods)
+	if (!bf_join_is_maybe_state((PlanState *) s->feeder))
 		elog(ERROR, "bloom filter join: unexpected exact check plan");
 	s->outerdesc = ExecGetResultType(s->outer);
 
