@@ -121,6 +121,66 @@ SELECT * FROM j_check('SELECT * FROM j_orders a WHERE EXISTS (SELECT 1 FROM j_or
 SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k AND o.note <> i.name)');
 SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k AND o.note = ''note '' || (i.k / 2))');
 
+-- under a LIMIT the first exact checks come after 64 "maybe" rows, not after
+-- the whole outer side; the checks counted are those made: ten rows out,
+-- ten checked
+SELECT j_counts('SELECT * FROM j_orders a WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = a.k) LIMIT 10');
+
+-- the "maybe" rows kept for their checks take at most work_mem (and one
+-- row), however wide the rows and whatever width the planner expects: a
+-- table never analyzed, rows of about 1.3 kB, every key present
+CREATE TABLE j_wide AS
+SELECT k, (SELECT string_agg(md5(k::text || i), '') FROM generate_series(1, 40) i) AS pad
+FROM j_orders WHERE k <= 4000;
+CREATE FUNCTION j_memory(q text, OUT batches int, OUT within_work_mem bool)
+LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+    kb int;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+        IF line ~ 'Exact Check Batches' THEN
+            batches := substring(line from '(\d+)')::int;
+        ELSIF line ~ 'Maybe Rows Memory' THEN
+            kb := substring(line from '(\d+)')::int;
+        END IF;
+    END LOOP;
+    within_work_mem := kb <= pg_size_bytes(current_setting('work_mem')) / 1024 + 4;
+END
+$$;
+SET work_mem = '64kB';
+SELECT batches > 20 AS many_batches, within_work_mem
+FROM j_memory('SELECT * FROM j_wide w WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = w.k)');
+SELECT batches > 20 AS many_batches, within_work_mem
+FROM j_memory('SELECT * FROM j_wide w WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = w.k)');
+SELECT * FROM j_check('SELECT k, md5(pad) FROM j_wide w WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = w.k)');
+RESET work_mem;
+SET work_mem = '4MB';
+SELECT batches < 10 AS few_batches, within_work_mem
+FROM j_memory('SELECT * FROM j_wide w WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = w.k)');
+RESET work_mem;
+DROP TABLE j_wide;
+
+-- keys that hashing copies (numeric: detoasted first) are hashed in memory
+-- freed at each batch: the query's memory stays flat however many outer
+-- rows it reads (a cursor keeps the query open to look at it)
+CREATE TABLE j_num_orders (k numeric);
+INSERT INTO j_num_orders SELECT g * 2 FROM generate_series(1, 1000) g;
+CREATE INDEX ON j_num_orders (k);
+CREATE INDEX j_num_orders_bf ON j_num_orders USING bloomfilter (k);
+CREATE TABLE j_num_incoming AS SELECT (-g)::numeric AS k FROM generate_series(1, 200000) g;
+ANALYZE j_num_orders;
+ANALYZE j_num_incoming;
+SELECT j_uses('SELECT k FROM j_num_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_num_orders o WHERE o.k = i.k)');
+BEGIN;
+DECLARE j_cur CURSOR FOR
+SELECT k FROM j_num_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_num_orders o WHERE o.k = i.k);
+MOVE 199990 IN j_cur;
+SELECT sum(used_bytes) < 1024 * 1024 AS flat FROM pg_backend_memory_contexts
+WHERE name IN ('ExecutorState', 'bloom join key hashes');
+COMMIT;
+DROP TABLE j_num_orders, j_num_incoming;
+
 -- under a Gather each worker runs the node over its share of the outer rows
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -281,6 +341,13 @@ SELECT j_counts('EXECUTE j_new');
 ALTER INDEX j_orders_k_bf RENAME TO j_orders_k_bloom;
 SELECT j_counts('EXECUTE j_new');
 ALTER INDEX j_orders_k_bloom RENAME TO j_orders_k_bf;
+-- the setting turned off after the plan was made: the plan stays, but no
+-- row is answered by the filter (every row checked exactly)
+EXECUTE j_new;
+SET bloomfilter.join_filter = off;
+EXECUTE j_new;
+SELECT j_counts('EXECUTE j_new');
+RESET bloomfilter.join_filter;
 DEALLOCATE j_new;
 RESET plan_cache_mode;
 

@@ -45,8 +45,8 @@
 extern bool bf_join_filter_enabled;
 
 /*
- * What the plan hands the executor in custom_private, by position (a list of
- * integers and one of OIDs).
+ * What the plan hands the executor in custom_private: a list of integers,
+ * by position, and the list of the leaf indexes probed (OIDs).
  */
 #define BFJ_PRIVATE_JOINTYPE	0	/* JOIN_ANTI or JOIN_SEMI */
 #define BFJ_PRIVATE_INDEX		1	/* the index probed (maybe partitioned) */
@@ -71,7 +71,8 @@ extern Oid	bf_join_am_oid(void);
 extern bool bf_join_plain_candidate(PlannerInfo *root, RelOptInfo *outerrel,
 									RelOptInfo *innerrel, List *restrictlist,
 									Oid amoid, BfJoinCandidate *c);
-extern bool bf_join_partitioned_candidate(RelOptInfo *outerrel,
+extern bool bf_join_partitioned_candidate(PlannerInfo *root,
+										  RelOptInfo *outerrel,
 										  RelOptInfo *innerrel, Oid relid,
 										  List *restrictlist, Oid amoid,
 										  BfJoinCandidate *c);
@@ -123,10 +124,12 @@ extern void bf_join_explain(CustomScanState *node, List *ancestors,
  */
 typedef struct BfJoinFilter BfJoinFilter;
 
-extern bool bf_join_leaves(Oid indexoid, List **leaves);
+extern bool bf_join_leaves(Oid indexoid, List **leaves, bool *too_new);
 extern bool bf_join_index_shape(List *leaves, double *fpr, double *pages,
 								int *layers);
-extern BfJoinFilter *bf_join_filter_open(Oid indexoid, Oid keytype,
+extern List *bf_join_open_leaves(List *leaves, List **metas);
+extern void bf_join_close_leaves(List *rels);
+extern BfJoinFilter *bf_join_filter_open(List *leaves, Oid keytype,
 										 Oid keycoll, double rows,
 										 MemoryContext cxt);
 extern void bf_join_filter_probe(BfJoinFilter *f, const Datum *keys, int n,

@@ -9,13 +9,15 @@
  * memory, and too large for the CPU's cache, a batch is BFJ_BATCH rows,
  * copied, whose keys are hashed and probed together (bfjoin_filter.c asks
  * for the blocks ahead of the tests); otherwise one row at a time, not
- * copied.  A row whose key the filter
- * rules out is answered at once: an anti join returns it, a semi join drops
- * it.  A row with a NULL key is answered likewise, with no probe: "=" is
- * strict, so no inner row matches it.  The "maybe" rows are copied into a
- * buffer (up to work_mem); when it is full, or the outer rows end, they are
- * sorted by key (so that the exact checks walk the inner's btree in order)
- * and fed to the Nested Loop below, whose rows are the node's.
+ * copied.  A row whose key the filter rules out is answered at once: an
+ * anti join returns it, a semi join drops it.  A row with a NULL key is
+ * answered likewise, with no probe: "=" is strict, so no inner row matches
+ * it.  The "maybe" rows are copied into a buffer; when it holds enough of
+ * them, or the outer rows end, they are sorted by key (so that the exact
+ * checks walk the inner's btree in order) and fed to the Nested Loop below,
+ * whose rows are the node's.  "Enough" is BFJ_FIRST_CHECKS rows at first,
+ * twice as many each time after, until the rows' copies fill work_mem: a
+ * LIMIT, or a semi join's first row, need not wait for a buffer's worth.
  *
  * The node counts the share of "maybe" answers over every BFJ_WINDOW rows
  * probed; past BFJ_PAUSE_SHARE it stops probing (every row goes to the
@@ -56,6 +58,8 @@
 #endif
 /* "maybe" rows sorted by key before their exact checks when at least */
 #define BFJ_SORT_MIN		32
+/* "maybe" rows kept before the first exact checks (then twice as many) */
+#define BFJ_FIRST_CHECKS	64
 /* the share of "maybe" answers is judged over this many probes */
 #ifndef BFJ_WINDOW
 #define BFJ_WINDOW			8192
@@ -80,6 +84,7 @@ struct BfJoinState
 	CustomScanState css;
 	JoinType	jointype;
 	Oid			indexoid;
+	List	   *leaves;			/* the leaf indexes probed, from the plan */
 	int			nouter;			/* scan tuple columns from the outer plan */
 	int			nscan;			/* all scan tuple columns */
 	int			layers;			/* at planning */
@@ -109,9 +114,11 @@ struct BfJoinState
 	bool		outer_done;
 
 	/* the "maybe" rows waiting for their exact checks */
-	int			mcap;
+	int			mcap;			/* room in mslots, morder, mkeys */
 	int			nmaybe;
-	int			mslots_made;
+	int			mwant;			/* rows kept before the next checks */
+	Size		mbytes;			/* the kept rows' copies, about */
+	Size		slot_bytes;		/* a slot's own memory, about */
 	TupleTableSlot **mslots;
 	int		   *morder;
 	BfSortKey  *mkeys;
@@ -129,11 +136,13 @@ struct BfJoinState
 	uint64		rows_in;
 	uint64		answered;		/* by the filter alone */
 	uint64		null_keys;
-	uint64		checks;			/* rows sent to the exact check */
+	uint64		checks;			/* rows given to the exact check */
 	uint64		check_rows;		/* rows the Nested Loop returned */
 	uint64		pauses;
 	uint64		paused_rows;	/* rows not probed during pauses */
 	uint64		sorted_runs;
+	uint64		batches;		/* of exact checks */
+	Size		peak_bytes;		/* the most "maybe" rows kept at once */
 };
 
 static void bf_join_begin(CustomScanState *node, EState *estate, int eflags);
@@ -180,10 +189,10 @@ bf_join_begin(CustomScanState *node, EState *estate, int eflags)
 	List	   *info = linitial(cscan->custom_private);
 	Expr	   *key = linitial(cscan->custom_exprs);
 	Oid			ltopr;
-	int			width;
 
 	s->jointype = (JoinType) list_nth_int(info, BFJ_PRIVATE_JOINTYPE);
 	s->indexoid = (Oid) list_nth_int(info, BFJ_PRIVATE_INDEX);
+	s->leaves = lsecond(cscan->custom_private);
 	s->nouter = list_nth_int(info, BFJ_PRIVATE_NOUTER);
 	s->layers = list_nth_int(info, BFJ_PRIVATE_LAYERS);
 	s->nscan = list_length(cscan->custom_scan_tlist);
@@ -208,10 +217,12 @@ bf_join_begin(CustomScanState *node, EState *estate, int eflags)
 	s->keytype = exprType((Node *) key);
 	s->keycoll = exprCollation((Node *) key);
 
-	/* the "maybe" rows kept at once: about work_mem of them */
-	width = cscan->scan.plan.plan_width;
-	s->mcap = (int) Min(Max((double) work_mem * 1024.0 / (width + 192), 64.0),
-						1024.0 * 1024.0);
+	/* a kept row's slot and its arrays' entries, besides the row's copy */
+	s->mwant = BFJ_FIRST_CHECKS;
+	s->slot_bytes = MAXALIGN(sizeof(HeapTupleTableSlot)) +
+		s->outerdesc->natts * (sizeof(Datum) + sizeof(bool)) +
+		HEAPTUPLESIZE + sizeof(TupleTableSlot *) + sizeof(int) +
+		sizeof(BfSortKey) + 64;
 
 	/* sorted by the key type's "<", where it has one */
 	ltopr = lookup_type_cache(s->keytype, TYPECACHE_LT_OPR)->lt_opr;
@@ -234,10 +245,15 @@ open_filter(BfJoinState *s)
 	EState	   *estate = s->css.ss.ps.state;
 	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
 
+	/*
+	 * With bloomfilter.join_filter off since the plan was made (a prepared
+	 * statement's), every row is checked exactly: the setting is the way
+	 * out of the filter, even for plans already made.
+	 */
 	s->opened = true;
-	s->filter = bf_join_filter_open(s->indexoid, s->keytype, s->keycoll,
-									s->outer->plan->plan_rows,
-									estate->es_query_cxt);
+	s->filter = !bf_join_filter_enabled ? NULL :
+		bf_join_filter_open(s->leaves, s->keytype, s->keycoll,
+							s->outer->plan->plan_rows, estate->es_query_cxt);
 	s->batch = (s->filter && bf_join_filter_in_memory(s->filter) &&
 				bf_join_filter_bytes(s->filter) > BFJ_BATCH_BYTES) ? BFJ_BATCH : 1;
 	if (s->batch > 1)
@@ -251,6 +267,7 @@ open_filter(BfJoinState *s)
 	s->bmaybe = palloc(s->batch * sizeof(bool));
 	s->pkeys = palloc(s->batch * sizeof(Datum));
 	s->pmaybe = palloc(s->batch * sizeof(bool));
+	s->mcap = BFJ_FIRST_CHECKS;
 	s->mslots = palloc0(s->mcap * sizeof(TupleTableSlot *));
 	s->morder = palloc(s->mcap * sizeof(int));
 	s->mkeys = palloc(s->mcap * sizeof(BfSortKey));
@@ -363,10 +380,28 @@ cmp_sort_key(const void *a, const void *b, void *arg)
 	return c != 0 ? c : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* Keep a "maybe" row for its exact check. */
-static void
+/*
+ * Keep a "maybe" row for its exact check; true when enough are kept: the
+ * count asked for, or work_mem of copies (slots and arrays included: the
+ * slots stay, for the next rows).
+ */
+static bool
 keep_maybe(BfJoinState *s, TupleTableSlot *row)
 {
+	TupleTableSlot *copy;
+
+	if (s->nmaybe == s->mcap)
+	{
+		MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+		int			cap = s->mcap * 2;
+
+		s->mslots = repalloc(s->mslots, cap * sizeof(TupleTableSlot *));
+		memset(s->mslots + s->mcap, 0, s->mcap * sizeof(TupleTableSlot *));
+		s->morder = repalloc(s->morder, cap * sizeof(int));
+		s->mkeys = repalloc(s->mkeys, cap * sizeof(BfSortKey));
+		s->mcap = cap;
+		MemoryContextSwitchTo(old);
+	}
 	if (s->mslots[s->nmaybe] == NULL)
 	{
 		MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
@@ -375,8 +410,12 @@ keep_maybe(BfJoinState *s, TupleTableSlot *row)
 														&TTSOpsHeapTuple);
 		MemoryContextSwitchTo(old);
 	}
-	ExecCopySlot(s->mslots[s->nmaybe], row);
+	copy = ExecCopySlot(s->mslots[s->nmaybe], row);
 	s->nmaybe++;
+	s->mbytes += s->slot_bytes +
+		MAXALIGN(((HeapTupleTableSlot *) copy)->tuple->t_len);
+	return s->nmaybe >= s->mwant ||
+		s->mbytes >= (Size) work_mem * 1024;
 }
 
 /*
@@ -411,8 +450,11 @@ start_checks(BfJoinState *s)
 	s->feeder->order = order;
 	s->feeder->n = s->nmaybe;
 	s->feeder->pos = 0;
-	s->checks += s->nmaybe;
 	s->checking = true;
+	s->batches++;
+	s->peak_bytes = Max(s->peak_bytes, s->mbytes);
+	if (s->mbytes < (Size) work_mem * 1024 && s->mwant <= INT_MAX / 2)
+		s->mwant *= 2;
 }
 
 /*
@@ -451,13 +493,19 @@ emit(BfJoinState *s, TupleTableSlot *src)
 	return src;
 }
 
-/* Let the kept rows go, once the Nested Loop is done with them. */
+/*
+ * Let the kept rows go, once the Nested Loop is done with them (or the node
+ * is rescanned); the exact checks counted are of the rows it took.
+ */
 static void
 release_maybes(BfJoinState *s)
 {
 	for (int i = 0; i < s->nmaybe; i++)
 		ExecClearTuple(s->mslots[i]);
+	if (s->checking)
+		s->checks += s->feeder->pos;
 	s->nmaybe = 0;
+	s->mbytes = 0;
 	s->feeder->n = s->feeder->pos = 0;
 	s->checking = false;
 }
@@ -500,8 +548,7 @@ bf_join_exec(CustomScanState *node)
 					return slot;
 				continue;
 			}
-			keep_maybe(s, row);
-			if (s->nmaybe >= s->mcap)
+			if (keep_maybe(s, row))
 				start_checks(s);
 			continue;
 		}
@@ -550,6 +597,7 @@ bf_join_rescan(CustomScanState *node)
 
 	if (s->mslots)
 		release_maybes(s);
+	s->mwant = BFJ_FIRST_CHECKS;
 	s->nbatch = s->bpos = 0;
 	s->outer_done = false;
 	s->current = NULL;
@@ -566,14 +614,18 @@ bf_join_rescan(CustomScanState *node)
 
 /*
  * The index probed; with ANALYZE, the rows the filter answered alone, the
- * exact checks and how many found no row (false positives, or rows whose
- * keys are in the index but not visible), and the pauses.
+ * exact checks (the rows the Nested Loop took: under a LIMIT, not those
+ * kept and never checked) and how many found no row (false positives, or
+ * rows whose keys are in the index but not visible), the batches of checks
+ * and the most memory their rows took at once, and the pauses.  Under a
+ * Gather, the leader's own counts.
  */
 void
 bf_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	BfJoinState *s = (BfJoinState *) node;
 	char	   *name = get_rel_name(s->indexoid);
+	uint64		checks = s->checks + (s->checking ? s->feeder->pos : 0);
 
 	ExplainPropertyText("Bloom Filter", name ? name : "(dropped index)", es);
 	if (!es->analyze || !s->opened)
@@ -586,10 +638,17 @@ bf_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (s->null_keys > 0 || es->format != EXPLAIN_FORMAT_TEXT)
 		ExplainPropertyInteger("Rows with NULL Key", NULL,
 							   (int64) s->null_keys, es);
-	ExplainPropertyInteger("Exact Checks", NULL, (int64) s->checks, es);
+	ExplainPropertyInteger("Exact Checks", NULL, (int64) checks, es);
 	ExplainPropertyInteger("Exact Checks Finding No Row", NULL,
 						   (int64) (s->jointype == JOIN_ANTI ? s->check_rows :
-									s->checks - s->check_rows), es);
+									checks - s->check_rows), es);
+	if (s->batches > 0 || es->format != EXPLAIN_FORMAT_TEXT)
+	{
+		ExplainPropertyInteger("Exact Check Batches", NULL,
+							   (int64) s->batches, es);
+		ExplainPropertyInteger("Maybe Rows Memory", "kB",
+							   (int64) ((s->peak_bytes + 1023) / 1024), es);
+	}
 	if (s->pauses > 0 || es->format != EXPLAIN_FORMAT_TEXT)
 	{
 		ExplainPropertyInteger("Filter Pauses", NULL, (int64) s->pauses, es);

@@ -62,47 +62,67 @@ struct BfJoinFilter
 	uint64		copy_pages;		/* pages a copy reads; 0: over the budget */
 	Size		bytes;			/* bits of every layer of every leaf */
 	uint64		pages_read;		/* by page probes so far */
+	MemoryContext hash_cxt;		/* what hashing a key allocates (numeric) */
 	uint64	   *h;				/* a batch's hashes */
 	bool	   *found;
 	int			batch;			/* room in h and found */
 };
 
-/* Is the index valid and ready (as the planner requires of any index)? */
+/*
+ * Does PostgreSQL trust the index for this transaction (bf_index_trust: as
+ * the planner requires of any index)?  *too_new is set where it is only
+ * too new for this transaction's snapshots: a later one may use it.
+ */
 static bool
-index_usable(Oid indexoid)
+index_usable(Oid indexoid, bool *too_new)
 {
-	HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexoid));
-	bool		ok;
+	BfTrust		trust = bf_index_trust(indexoid);
 
-	if (!HeapTupleIsValid(tup))
-		return false;
-	ok = ((Form_pg_index) GETSTRUCT(tup))->indisvalid &&
-		((Form_pg_index) GETSTRUCT(tup))->indisready;
-	ReleaseSysCache(tup);
-	return ok;
+	if (trust == BF_TRUST_TOO_NEW && too_new)
+		*too_new = true;
+	return trust == BF_TRUSTED;
+}
+
+/* a leaf index and its table */
+typedef struct BfLeafPair
+{
+	Oid			table;
+	Oid			index;
+} BfLeafPair;
+
+static int
+leaf_pair_cmp(const void *a, const void *b)
+{
+	Oid			x = ((const BfLeafPair *) a)->table;
+	Oid			y = ((const BfLeafPair *) b)->table;
+
+	return (x > y) - (x < y);
 }
 
 /*
  * The leaf indexes whose keys together are every key of the index's table
  * (the index itself, or under a partitioned index one valid index for each
  * leaf partition), as bf_leaf_indexes finds them, but false instead of an
- * error where they are not: a partition that no leaf index covers, or an
- * invalid leaf.  The partitions and their indexes are locked as they would
- * be by a scan.
+ * error where they are not: a partition that no leaf index covers, or a
+ * leaf PostgreSQL does not trust (*too_new set where a later transaction
+ * may).  The partitions and their indexes are locked as they would be by a
+ * scan.
  */
 bool
-bf_join_leaves(Oid indexoid, List **leaves)
+bf_join_leaves(Oid indexoid, List **leaves, bool *too_new)
 {
 	char		kind = get_rel_relkind(indexoid);
 	Oid			heapoid;
 	List	   *tables;
 	List	   *indexes;
+	BfLeafPair *pairs;
+	int			npairs = 0;
 	ListCell   *lc;
 
 	*leaves = NIL;
 	if (kind == RELKIND_INDEX)
 	{
-		if (!index_usable(indexoid))
+		if (!index_usable(indexoid, too_new))
 			return false;
 		*leaves = list_make1_oid(indexoid);
 		return true;
@@ -115,34 +135,64 @@ bf_join_leaves(Oid indexoid, List **leaves)
 
 	tables = find_all_inheritors(heapoid, AccessShareLock, NULL);
 	indexes = find_all_inheritors(indexoid, AccessShareLock, NULL);
+
+	/* each leaf index by its table, sorted: one look-up per partition */
+	pairs = palloc(Max(list_length(indexes), 1) * sizeof(BfLeafPair));
+	foreach(lc, indexes)
+	{
+		Oid			index = lfirst_oid(lc);
+
+		if (get_rel_relkind(index) != RELKIND_INDEX)
+			continue;
+		pairs[npairs].table = IndexGetRelation(index, true);
+		pairs[npairs].index = index;
+		npairs++;
+	}
+	qsort(pairs, npairs, sizeof(BfLeafPair), leaf_pair_cmp);
+
 	foreach(lc, tables)
 	{
-		Oid			table = lfirst_oid(lc);
-		Oid			leaf = InvalidOid;
-		ListCell   *li;
+		BfLeafPair	key;
+		BfLeafPair *found;
 
-		if (get_rel_relkind(table) == RELKIND_PARTITIONED_TABLE)
+		key.table = lfirst_oid(lc);
+		if (get_rel_relkind(key.table) == RELKIND_PARTITIONED_TABLE)
 			continue;
-		foreach(li, indexes)
-		{
-			Oid			index = lfirst_oid(li);
-
-			if (get_rel_relkind(index) == RELKIND_INDEX &&
-				IndexGetRelation(index, true) == table)
-			{
-				leaf = index;
-				break;
-			}
-		}
-		if (!OidIsValid(leaf) || !index_usable(leaf))
+		found = bsearch(&key, pairs, npairs, sizeof(BfLeafPair), leaf_pair_cmp);
+		if (found == NULL || !index_usable(found->index, too_new))
 		{
 			list_free(*leaves);
 			*leaves = NIL;
-			return false;
+			break;
 		}
-		*leaves = lappend_oid(*leaves, leaf);
+		*leaves = lappend_oid(*leaves, found->index);
 	}
-	return true;
+	pfree(pairs);
+	list_free(tables);
+	list_free(indexes);
+	return *leaves != NIL;
+}
+
+/*
+ * Open a leaf for the planner or the join node and read its metapage: NULL,
+ * without an error, where it is not a bloomfilter index this code can read
+ * (gone, its OID reused, corrupted, of another format version).
+ */
+static Relation
+leaf_open(Oid leafoid, BfMetaPageData *meta)
+{
+	Relation	rel = try_relation_open(leafoid, AccessShareLock);
+
+	if (rel == NULL)
+		return NULL;
+	if (rel->rd_rel->relkind != RELKIND_INDEX ||
+		rel->rd_indam == NULL || rel->rd_indam->ambuild != bfbuild ||
+		!bf_try_read_meta(rel, meta))
+	{
+		relation_close(rel, AccessShareLock);
+		return NULL;
+	}
+	return rel;
 }
 
 /*
@@ -161,19 +211,11 @@ bf_join_index_shape(List *leaves, double *fpr, double *pages, int *layers)
 	*layers = 0;
 	foreach(lc, leaves)
 	{
-		Relation	rel = try_relation_open(lfirst_oid(lc), AccessShareLock);
 		BfMetaPageData meta;
+		Relation	rel = leaf_open(lfirst_oid(lc), &meta);
 
 		if (rel == NULL)
 			return false;
-		if (rel->rd_rel->relkind != RELKIND_INDEX ||
-			rel->rd_indam == NULL || rel->rd_indam->ambuild != bfbuild ||
-			RelationGetNumberOfBlocks(rel) == 0)
-		{
-			relation_close(rel, AccessShareLock);
-			return false;
-		}
-		bf_read_meta(rel, &meta);
 		relation_close(rel, NoLock);
 		for (uint32 i = 0; i < meta.nlayers; i++)
 		{
@@ -187,6 +229,44 @@ bf_join_index_shape(List *leaves, double *fpr, double *pages, int *layers)
 	}
 	*fpr = Min(Max(1.0 - none, 0.0), 1.0);
 	return true;
+}
+
+/*
+ * For the planner's estimate: open the leaves and read their metapages;
+ * NIL where one cannot be read.  Closed by bf_join_close_leaves.
+ */
+List *
+bf_join_open_leaves(List *leaves, List **metas)
+{
+	List	   *rels = NIL;
+	ListCell   *lc;
+
+	*metas = NIL;
+	foreach(lc, leaves)
+	{
+		BfMetaPageData *meta = palloc(sizeof(BfMetaPageData));
+		Relation	rel = leaf_open(lfirst_oid(lc), meta);
+
+		if (rel == NULL)
+		{
+			bf_join_close_leaves(rels);
+			*metas = NIL;
+			return NIL;
+		}
+		rels = lappend(rels, rel);
+		*metas = lappend(*metas, meta);
+	}
+	return rels;
+}
+
+void
+bf_join_close_leaves(List *rels)
+{
+	ListCell   *lc;
+
+	foreach(lc, rels)
+		relation_close(lfirst(lc), NoLock);
+	list_free(rels);
 }
 
 /* Free the copies of one leaf's layers. */
@@ -255,56 +335,58 @@ filter_copy(BfJoinFilter *f)
 
 /*
  * Open the filter of an index for keys of type keytype (collation keycoll),
- * for about "rows" probes, or NULL where it cannot answer: the index is
- * gone, is not a bloomfilter index (an OID reused), is invalid or does not
- * cover every partition, or its keys are of another family.  The backend's
- * pending hashes are set first, so that the transaction's own rows are
- * found.  The leaves stay open (and locked) until bf_join_filter_close.
+ * for about "rows" probes, or NULL where it cannot answer.  The leaves are
+ * those the plan was made for, whose partitions its exact checks scan
+ * (partitions found now may differ: a DETACH CONCURRENTLY since); NULL where
+ * one is gone, is not a bloomfilter index (an OID reused), is not trusted
+ * for this transaction or cannot be read, or where its keys are of another
+ * family.  The backend's pending hashes are set first, so that the
+ * transaction's own rows are found.  The leaves stay open (and locked)
+ * until bf_join_filter_close.
  */
 BfJoinFilter *
-bf_join_filter_open(Oid indexoid, Oid keytype, Oid keycoll, double rows,
+bf_join_filter_open(List *leaves, Oid keytype, Oid keycoll, double rows,
 					MemoryContext cxt)
 {
 	MemoryContext old;
 	BfJoinFilter *f;
-	Relation	rel;
-	List	   *leaves;
 	ListCell   *lc;
 	int			n = 0;
 	Size		bytes = 0;
 	uint32		layers = 0;
 
-	rel = try_relation_open(indexoid, AccessShareLock);
-	if (rel == NULL)
-		return NULL;
-	if ((rel->rd_rel->relkind != RELKIND_INDEX &&
-		 rel->rd_rel->relkind != RELKIND_PARTITIONED_INDEX) ||
-		rel->rd_indam == NULL || rel->rd_indam->ambuild != bfbuild ||
-		!bf_join_leaves(indexoid, &leaves))
-	{
-		relation_close(rel, AccessShareLock);
-		return NULL;
-	}
-	relation_close(rel, NoLock);
+	foreach(lc, leaves)
+		if (!index_usable(lfirst_oid(lc), NULL))
+			return NULL;
 
 	old = MemoryContextSwitchTo(cxt);
 	f = palloc0(sizeof(BfJoinFilter));
 	f->cxt = cxt;
-	if (!bloom_key_type_try_init(&f->kt, keytype, keycoll, cxt) ||
+	f->hash_cxt = AllocSetContextCreate(cxt, "bloom join key hashes",
+										ALLOCSET_SMALL_SIZES);
+	if (leaves == NIL ||
+		!bloom_key_type_try_init(&f->kt, keytype, keycoll, cxt) ||
 		f->kt.kind == KEY_ENUM)
 	{
 		MemoryContextSwitchTo(old);
 		return NULL;
 	}
-	f->leaves = palloc0(Max(list_length(leaves), 1) * sizeof(BfJoinLeaf));
+	f->leaves = palloc0(list_length(leaves) * sizeof(BfJoinLeaf));
 	f->same_seed = true;
 	foreach(lc, leaves)
 	{
 		BfJoinLeaf *l = &f->leaves[n];
 
-		l->rel = relation_open(lfirst_oid(lc), AccessShareLock);
+		l->rel = try_relation_open(lfirst_oid(lc), AccessShareLock);
+		if (l->rel == NULL)
+		{
+			bf_join_filter_close(f);
+			MemoryContextSwitchTo(old);
+			return NULL;
+		}
 		f->nleaves = ++n;
-		if (l->rel->rd_indam == NULL || l->rel->rd_indam->ambuild != bfbuild ||
+		if (l->rel->rd_rel->relkind != RELKIND_INDEX ||
+			l->rel->rd_indam == NULL || l->rel->rd_indam->ambuild != bfbuild ||
 			RelationGetNumberOfBlocks(l->rel) == 0)
 		{
 			bf_join_filter_close(f);
@@ -312,8 +394,8 @@ bf_join_filter_open(Oid indexoid, Oid keytype, Oid keycoll, double rows,
 			return NULL;
 		}
 		bf_flush_pending(l->rel);
-		bf_read_meta(l->rel, &l->meta);
-		if (strcmp(l->meta.family, f->kt.family) != 0 ||
+		if (!bf_try_read_meta(l->rel, &l->meta) ||
+			strcmp(l->meta.family, f->kt.family) != 0 ||
 			bloom_family_is_enum(l->meta.family))
 		{
 			bf_join_filter_close(f);
@@ -395,8 +477,14 @@ bf_join_filter_probe(BfJoinFilter *f, const Datum *keys, int n, bool *maybe)
 		BfJoinLeaf *l = &f->leaves[leaf];
 
 		if (leaf == 0 || !f->same_seed)
+		{
+			MemoryContext old = MemoryContextSwitchTo(f->hash_cxt);
+
 			for (int i = 0; i < n; i++)
 				h[i] = bloom_key_hash(&f->kt, keys[i], l->meta.seed);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(f->hash_cxt);
+		}
 
 		if (f->copied)
 		{

@@ -219,7 +219,7 @@ bf_join_plain_candidate(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *inn
 		if (!find_clause(restrictlist, outerrel, innerrel, key,
 						 ix->indexcollations[0], c))
 			continue;
-		if (!bf_join_leaves(ix->indexoid, &c->leaves))
+		if (!bf_join_leaves(ix->indexoid, &c->leaves, NULL))
 			continue;
 		c->indexoid = ix->indexoid;
 		return true;
@@ -234,14 +234,16 @@ bf_join_plain_candidate(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *inn
  * serves only where every leaf partition has a valid leaf index.
  */
 bool
-bf_join_partitioned_candidate(RelOptInfo *outerrel, RelOptInfo *innerrel,
-					  Oid tableoid, List *restrictlist, Oid amoid,
-					  BfJoinCandidate *c)
+bf_join_partitioned_candidate(PlannerInfo *root, RelOptInfo *outerrel,
+							  RelOptInfo *innerrel, Oid tableoid,
+							  List *restrictlist, Oid amoid,
+							  BfJoinCandidate *c)
 {
 	Relation	table = table_open(tableoid, NoLock);
 	List	   *indexes = RelationGetIndexList(table);
 	ListCell   *lc;
 	bool		found = false;
+	bool		too_new = false;
 
 	table_close(table, NoLock);
 	foreach(lc, indexes)
@@ -279,9 +281,20 @@ bf_join_partitioned_candidate(RelOptInfo *outerrel, RelOptInfo *innerrel,
 		coll = index->rd_indcollation ? index->rd_indcollation[0] : InvalidOid;
 		index_close(index, NoLock);
 		if (key == NULL ||
-			!find_clause(restrictlist, outerrel, innerrel, key, coll, c) ||
-			!bf_join_leaves(indexoid, &c->leaves))
+			!find_clause(restrictlist, outerrel, innerrel, key, coll, c))
 			continue;
+
+		/*
+		 * A leaf built over a broken HOT chain after this transaction's
+		 * snapshots is not used, as get_relation_info skips such an index:
+		 * the plan is then for this transaction only.
+		 */
+		if (!bf_join_leaves(indexoid, &c->leaves, &too_new))
+		{
+			if (too_new)
+				root->glob->transientPlan = true;
+			continue;
+		}
 		c->indexoid = indexoid;
 		found = true;
 		break;

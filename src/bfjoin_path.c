@@ -86,6 +86,17 @@ static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
 #define BFJ_CACHED_BYTES		(2 * 1024 * 1024)
 /* copying a page of the filter into memory, in seq_page_cost */
 #define BFJ_COPY_PAGE_COST		0.25
+/*
+ * The least share of "maybe" answers assumed without the outer key's
+ * statistics: the join's own estimate counts the inner side's other
+ * conditions, which the filter (every key of the table) knows nothing of.
+ */
+#define BFJ_UNKNOWN_SHARE		0.5
+/* probes of the statistics' values at most, over every leaf (planning) */
+#define BFJ_PROBE_BUDGET		2048
+#define BFJ_PROBE_MIN_VALUES	8
+/* "maybe" rows checked before the node's first rows (bfjoin_exec.c) */
+#define BFJ_FIRST_CHECKS		64
 
 /*
  * May the node return the join's target list from the outer rows?  Every
@@ -120,8 +131,11 @@ target_from_outer(RelOptInfo *joinrel, RelOptInfo *outerrel,
  * estimate of a semi or anti join assumes that every outer key is found
  * when the inner side has more distinct keys, which is the case the filter
  * is for; the filter knows better.  -1 where there are no statistics the
- * user may read, or where the inner table's row-level security applies (the
+ * user may read, where the inner table's row-level security applies (the
  * estimate, shown by EXPLAIN, would tell of rows the policies hide).
+ * With many partitions, an even sample of the values is probed in each:
+ * about BFJ_PROBE_BUDGET probes in all, but BFJ_PROBE_MIN_VALUES values at
+ * least.
  */
 static double
 filter_maybe_share(PlannerInfo *root, Expr *outer_key, Oid inner_table,
@@ -135,9 +149,8 @@ filter_maybe_share(PlannerInfo *root, Expr *outer_key, Oid inner_table,
 	double		share = -1;
 	double		nullfrac;
 	BloomKeyType kt;
-	List	   *rels = NIL;
-	List	   *metas = NIL;
-	ListCell   *lc;
+	List	   *rels;
+	List	   *metas;
 
 	if (check_enable_rls(inner_table, InvalidOid, true) == RLS_ENABLED)
 		return -1;
@@ -161,31 +174,31 @@ filter_maybe_share(PlannerInfo *root, Expr *outer_key, Oid inner_table,
 								 STATISTIC_KIND_HISTOGRAM, InvalidOid,
 								 ATTSTATSSLOT_VALUES);
 
-	foreach(lc, leaves)
-	{
-		Relation	rel = relation_open(lfirst_oid(lc), AccessShareLock);
-		BfMetaPageData *meta = palloc(sizeof(BfMetaPageData));
-
-		bf_read_meta(rel, meta);
-		rels = lappend(rels, rel);
-		metas = lappend(metas, meta);
-	}
-
-	if (have_mcv || have_hist)
+	rels = bf_join_open_leaves(leaves, &metas);
+	if (rels != NIL && (have_mcv || have_hist))
 	{
 		double		mcv_total = 0;
+		double		mcv_seen = 0;
 		double		mcv_maybe = 0;
+		double		hist_seen = 0;
 		double		hist_maybe = 0;
+		int			values = Max(BFJ_PROBE_BUDGET / list_length(leaves),
+								 BFJ_PROBE_MIN_VALUES);
 		ListCell   *lr;
 		ListCell   *lm;
 
+		if (have_mcv)
+			for (int i = 0; i < mcv.nnumbers; i++)
+				mcv_total += mcv.numbers[i];
 		for (int pass = 0; pass < 2; pass++)
 		{
 			AttStatsSlot *slot = pass == 0 ? &mcv : &hist;
+			int			stride;
 
 			if (!(pass == 0 ? have_mcv : have_hist))
 				continue;
-			for (int i = 0; i < slot->nvalues; i++)
+			stride = Max((slot->nvalues + values - 1) / values, 1);
+			for (int i = 0; i < slot->nvalues; i += stride)
 			{
 				bool		maybe = false;
 
@@ -203,15 +216,23 @@ filter_maybe_share(PlannerInfo *root, Expr *outer_key, Oid inner_table,
 				}
 				if (pass == 0)
 				{
-					mcv_total += slot->numbers[i];
+					mcv_seen += slot->numbers[i];
 					if (maybe)
 						mcv_maybe += slot->numbers[i];
 				}
-				else if (maybe)
-					hist_maybe += 1.0 / slot->nvalues;
+				else
+				{
+					hist_seen++;
+					if (maybe)
+						hist_maybe++;
+				}
 			}
 		}
-		if (!have_hist)
+		/* the values probed stand for the others of their kind */
+		mcv_maybe = mcv_seen > 0 ? mcv_total * mcv_maybe / mcv_seen : 0.0;
+		if (hist_seen > 0)
+			hist_maybe /= hist_seen;
+		else
 			hist_maybe = mcv_total > 0 ? mcv_maybe / mcv_total : 1.0;
 		share = mcv_maybe + Max(1.0 - nullfrac - mcv_total, 0.0) * hist_maybe;
 		share = Min(Max(share, 0.0), 1.0);
@@ -220,8 +241,7 @@ filter_maybe_share(PlannerInfo *root, Expr *outer_key, Oid inner_table,
 		free_attstatsslot(&mcv);
 	if (have_hist)
 		free_attstatsslot(&hist);
-	foreach(lc, rels)
-		relation_close(lfirst(lc), NoLock);
+	bf_join_close_leaves(rels);
 	ReleaseVariableStats(vardata);
 	return share;
 }
@@ -250,18 +270,18 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	/*
 	 * The "maybe" rows: as the outer key's statistics probed in the filter
 	 * tell, else from the join's own estimate of the rows with a match and
-	 * the filter's false-positive rate for the others.
+	 * the filter's false-positive rate for the others, but no fewer than
+	 * BFJ_UNKNOWN_SHARE of them.
 	 */
-	if (share >= 0)
-		maybes = clamp_row_est(outer_rows * share);
-	else
+	if (share < 0)
 	{
 		match = outerrel->rows > 0 ? joinrel->rows / outerrel->rows : 0.0;
 		if (jointype == JOIN_ANTI)
 			match = 1.0 - match;
 		match = Min(Max(match, 0.0), 1.0);
-		maybes = clamp_row_est(outer_rows * (match + (1.0 - match) * fpr));
+		share = Max(match + (1.0 - match) * fpr, BFJ_UNKNOWN_SHARE);
 	}
+	maybes = clamp_row_est(outer_rows * share);
 	out_rows = clamp_row_est(joinrel->rows * frac);
 
 	/* a probe, and reading the bits into memory where that pays */
@@ -290,7 +310,15 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		outer->parallel_safe && inner->parallel_safe;
 	cp->path.parallel_workers = outer->parallel_workers;
 	cp->path.rows = out_rows;
-	cp->path.startup_cost = outer->startup_cost + copy;
+
+	/*
+	 * Before the first row: the first exact checks, and the outer rows read
+	 * to find their "maybe" rows (an anti join's first row may come sooner).
+	 */
+	cp->path.startup_cost = outer->startup_cost + copy +
+		Min(outer_rows, BFJ_FIRST_CHECKS / Max(share, 1e-6)) *
+		(cpu_tuple_cost + keycost.per_tuple + probe) +
+		Min(maybes, BFJ_FIRST_CHECKS) * check;
 	cp->path.total_cost = outer->total_cost + copy +
 		outer_rows * (cpu_tuple_cost + keycost.per_tuple + probe) +
 		maybes * check;
@@ -368,8 +396,8 @@ bf_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	rte = planner_rt_fetch(innerrel->relid, root);
 	if (rte->relkind == RELKIND_PARTITIONED_TABLE)
 	{
-		if (!bf_join_partitioned_candidate(outerrel, innerrel, rte->relid,
-								   extra->restrictlist, amoid, &c))
+		if (!bf_join_partitioned_candidate(root, outerrel, innerrel, rte->relid,
+										   extra->restrictlist, amoid, &c))
 			return;
 	}
 	else if (!bf_join_plain_candidate(root, outerrel, innerrel, extra->restrictlist,

@@ -166,9 +166,10 @@ bf_join_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = list_make2(outer_plan, nl);
 	cscan->custom_exprs = list_make1(copyObject(outer_key));
-	cscan->custom_private = list_make1(list_make5_int(jointype, (int) indexoid, nouter,
+	cscan->custom_private = list_make2(list_make5_int(jointype, (int) indexoid, nouter,
 													  (int) exprCollation((Node *) outer_key),
-													  lthird_int(info)));
+													  lthird_int(info)),
+									   list_copy(leaves));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->methods = jointype == JOIN_ANTI ?
 		&bf_join_anti_scan_methods : &bf_join_semi_scan_methods;
