@@ -243,6 +243,25 @@ SELECT * FROM j_check('SELECT * FROM j_asked a WHERE NOT EXISTS (SELECT 1 FROM j
 SELECT * FROM j_check('SELECT * FROM j_asked a WHERE EXISTS (SELECT 1 FROM j_names n WHERE lower(n.name) = lower(a.name))');
 SELECT * FROM j_check('SELECT * FROM j_asked a WHERE NOT EXISTS (SELECT 1 FROM j_names n WHERE n.name = a.name)');
 
+-- A relabel changes how a key hashes: an index on (x::bpchar) of a text
+-- column hashed its keys without trailing blanks, so it does not serve a
+-- text clause on x (review round 4), only a bpchar one
+CREATE TABLE j_blank (x text);
+INSERT INTO j_blank SELECT 'k' || g FROM generate_series(1, 3000) g;
+INSERT INTO j_blank VALUES ('abc '), ('xyz  ');
+CREATE INDEX ON j_blank (x);
+CREATE INDEX ON j_blank ((x::bpchar));
+CREATE INDEX j_blank_bf ON j_blank USING bloomfilter ((x::bpchar));
+CREATE TABLE j_blank_asked (t text);
+INSERT INTO j_blank_asked SELECT 'n' || g FROM generate_series(1, 500) g;
+INSERT INTO j_blank_asked VALUES ('abc '), ('xyz  '), ('k5');
+ANALYZE j_blank;
+ANALYZE j_blank_asked;
+SELECT * FROM j_check('SELECT * FROM j_blank_asked a WHERE EXISTS (SELECT 1 FROM j_blank b WHERE b.x = a.t)');
+SELECT * FROM j_check('SELECT * FROM j_blank_asked a WHERE NOT EXISTS (SELECT 1 FROM j_blank b WHERE b.x = a.t)');
+SELECT * FROM j_check('SELECT * FROM j_blank_asked a WHERE NOT EXISTS (SELECT 1 FROM j_blank b WHERE b.x::bpchar = a.t::bpchar)');
+DROP TABLE j_blank, j_blank_asked;
+
 --
 -- A partial index serves only where the inner side's conditions imply its
 -- predicate

@@ -58,7 +58,10 @@ strip_relabel(Node *node)
 /*
  * Is the inner side of a clause the index's key: the same column of the
  * inner rel (whatever typmod and collation the Var carries), or an
- * expression equal to the index's?
+ * expression equal to the index's?  Relabels are looked through here; the
+ * caller then checks the operator against the type the index hashed (the
+ * key's own type, relabel and all), since a relabel can change how a value
+ * hashes: text relabelled to bpchar loses its trailing blanks.
  */
 static bool
 key_matches(Node *inner_arg, Node *key)
@@ -151,7 +154,7 @@ clause_outer_key(RestrictInfo *rinfo, RelOptInfo *outerrel,
 		return NULL;
 	if (!clause_hashes_alike(op->opno, exprType(outer_arg),
 							 exprCollation(outer_arg),
-							 exprType(strip_relabel(key)), indexcoll))
+							 exprType(key), indexcoll))
 		return NULL;
 	return (Expr *) outer_arg;
 }
