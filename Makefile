@@ -54,7 +54,13 @@ OBJS = \
 	src/bfcitus.o \
 	src/bfvacuum.o \
 	src/bfvalidate.o \
-	src/bfinfo.o
+	src/bfinfo.o \
+	src/bfjoin_match.o \
+	src/bfjoin_path.o \
+	src/bfjoin_plan.o \
+	src/bfjoin_maybe.o \
+	src/bfjoin_exec.o \
+	src/bfjoin_filter.o
 PGFILEDESC = "bloomfilter - Bloom filter data type and aggregate"
 
 # Install script plus every upgrade script (bloomfilter--A--B.sql).
@@ -96,7 +102,8 @@ REGRESS = \
 	bloom_index_growth \
 	bloom_index_checks \
 	bloom_index_pending \
-	bloom_index_maintenance
+	bloom_index_maintenance \
+	bloom_join
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src

@@ -262,6 +262,7 @@ extern void bf_init_bitmap_page(Page page, uint32 layer, uint64 first_block,
 								uint32 nblocks);
 extern void bf_check_meta(Relation index, const BfMetaPageData *meta);
 extern void bf_read_meta(Relation index, BfMetaPageData *meta);
+extern bool bf_try_read_meta(Relation index, BfMetaPageData *meta);
 extern void bf_update_meta(Relation index,
 						   bool (*change) (BfMetaPageData *meta, void *arg),
 						   void *arg);
@@ -363,6 +364,16 @@ extern IndexBulkDeleteResult *bfvacuumcleanup(IndexVacuumInfo *info,
 											  IndexBulkDeleteResult *stats);
 
 /* bfreader.c: what a reader must pass; the leaves; a probe of one hash */
+/* Does PostgreSQL trust an index for this transaction's snapshots? */
+typedef enum BfTrust
+{
+	BF_TRUSTED,
+	BF_TRUST_GONE,				/* no such index */
+	BF_TRUST_INVALID,			/* not valid, or not ready */
+	BF_TRUST_TOO_NEW			/* indcheckxmin, built after our snapshots */
+} BfTrust;
+
+extern BfTrust bf_index_trust(Oid indexoid);
 extern Relation bf_open_index(Oid indexoid, bool allow_partitioned);
 extern Relation bf_open_index_ext(Oid indexoid, bool allow_partitioned,
 								  Oid *distributed);

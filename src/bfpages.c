@@ -61,36 +61,34 @@ bf_corrupt(Relation index, const char *what)
 }
 
 /*
- * Refuse a metapage that is not one this code wrote: every field in range,
- * layers with distinct ids, inside the file's nblocks and not overlapping.
+ * What is wrong with a metapage that is not one this code wrote, or NULL:
+ * every field in range, layers with distinct ids, inside the file's nblocks
+ * and not overlapping.  BF_META_OLD_VERSION for another format version.
  */
-static void
-bf_check_meta_size(Relation index, const BfMetaPageData *meta,
-				   BlockNumber nblocks)
+#define BF_META_OLD_VERSION "another format version"
+
+static const char *
+bf_meta_problem(const BfMetaPageData *meta, BlockNumber nblocks)
 {
 	if (meta->magic != BF_MAGIC)
-		bf_corrupt(index, "a wrong magic number");
+		return "a wrong magic number";
 	if (meta->version != BF_VERSION)
-		ereport(ERROR,
-				errcode(ERRCODE_INDEX_CORRUPTED),
-				errmsg("bloomfilter index \"%s\" has format version %u, not %d",
-					   RelationGetRelationName(index), meta->version, BF_VERSION),
-				errhint("Rebuild the index with REINDEX."));
+		return BF_META_OLD_VERSION;
 	if (meta->layout != BLOOM_LAYOUT_BLOCK512 || meta->hash != BLOOM_HASH_XXH3)
-		bf_corrupt(index, "an unknown layout or hash scheme");
+		return "an unknown layout or hash scheme";
 	if (meta->nlayers > BF_MAX_LAYERS)
-		bf_corrupt(index, "too many layers");
+		return "too many layers";
 	if (meta->op > BF_OP_MOVE || meta->replaced > meta->nlayers ||
 		(meta->op == BF_OP_NONE) != (meta->replaced == 0) ||
 		(meta->op != BF_OP_NONE && meta->replaced == meta->nlayers))
-		bf_corrupt(index, "an invalid operation in progress");
+		return "an invalid operation in progress";
 	if (!(meta->rate > 0.0 && meta->rate < 1.0) || meta->capacity < 1)
-		bf_corrupt(index, "an invalid capacity or rate");
+		return "an invalid capacity or rate";
 	if (memchr(meta->family, '\0', BLOOM_FAMILY_LEN) == NULL)
-		bf_corrupt(index, "an unterminated key family");
+		return "an unterminated key family";
 	if (!bloom_family_is_enum(meta->family) &&
 		(meta->labels.count != 0 || meta->labels.sum != 0))
-		bf_corrupt(index, "enum labels for a key family of no enum");
+		return "enum labels for a key family of no enum";
 	for (uint32 i = 0; i < meta->nlayers; i++)
 	{
 		const BfLayer *l = &meta->layers[i];
@@ -100,16 +98,35 @@ bf_check_meta_size(Relation index, const BfMetaPageData *meta,
 			l->npages != (l->nblocks + BF_BLOCKS_PER_PAGE - 1) / BF_BLOCKS_PER_PAGE ||
 			(uint64) l->start + l->npages > nblocks ||
 			l->id >= meta->next_id)
-			bf_corrupt(index, "an invalid layer");
+			return "an invalid layer";
 		for (uint32 j = 0; j < i; j++)
 		{
 			const BfLayer *o = &meta->layers[j];
 
 			if (o->id == l->id ||
 				(o->start < l->start + l->npages && l->start < o->start + o->npages))
-				bf_corrupt(index, "overlapping layers");
+				return "overlapping layers";
 		}
 	}
+	return NULL;
+}
+
+/* Refuse a metapage that is not one this code wrote. */
+static void
+bf_check_meta_size(Relation index, const BfMetaPageData *meta,
+				   BlockNumber nblocks)
+{
+	const char *problem = bf_meta_problem(meta, nblocks);
+
+	if (problem == NULL)
+		return;
+	if (strcmp(problem, BF_META_OLD_VERSION) == 0)
+		ereport(ERROR,
+				errcode(ERRCODE_INDEX_CORRUPTED),
+				errmsg("bloomfilter index \"%s\" has format version %u, not %d",
+					   RelationGetRelationName(index), meta->version, BF_VERSION),
+				errhint("Rebuild the index with REINDEX."));
+	bf_corrupt(index, problem);
 }
 
 void
@@ -119,31 +136,56 @@ bf_check_meta(Relation index, const BfMetaPageData *meta)
 }
 
 /*
- * Read and check the metapage.  The file's size is taken under the
- * metapage's lock: a layer's pages are added before the metapage names them,
- * so every page the copy names is within it.
+ * Copy the metapage and the file's size, taken under the metapage's lock: a
+ * layer's pages are added before the metapage names them, so every page the
+ * copy names is within it.  false if the file or the page was never written.
  */
-void
-bf_read_meta(Relation index, BfMetaPageData *meta)
+static bool
+bf_copy_meta(Relation index, BfMetaPageData *meta, BlockNumber *nblocks)
 {
 	Buffer		buf;
 	Page		page;
-	BlockNumber nblocks;
 
 	if (RelationGetNumberOfBlocks(index) == 0)
-		bf_corrupt(index, "not been written");
+		return false;
 	buf = ReadBuffer(index, BF_METAPAGE_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	if (PageIsNew(page))
 	{
 		UnlockReleaseBuffer(buf);
-		bf_corrupt(index, "not been initialized");
+		return false;
 	}
 	memcpy(meta, BfPageGetMeta(page), sizeof(*meta));
-	nblocks = RelationGetNumberOfBlocks(index);
+	*nblocks = RelationGetNumberOfBlocks(index);
 	UnlockReleaseBuffer(buf);
+	return true;
+}
+
+/* Read and check the metapage. */
+void
+bf_read_meta(Relation index, BfMetaPageData *meta)
+{
+	BlockNumber nblocks;
+
+	if (!bf_copy_meta(index, meta, &nblocks))
+		bf_corrupt(index, "not been initialized");
 	bf_check_meta_size(index, meta, nblocks);
+}
+
+/*
+ * Read the metapage; false, without an error, where it is not one this
+ * code wrote (corrupted, or of another format version).  For the planner
+ * and the join node, which then do without the index, as the plain plan
+ * would.  An unreadable page still raises its error.
+ */
+bool
+bf_try_read_meta(Relation index, BfMetaPageData *meta)
+{
+	BlockNumber nblocks;
+
+	return bf_copy_meta(index, meta, &nblocks) &&
+		bf_meta_problem(meta, nblocks) == NULL;
 }
 
 /*

@@ -144,45 +144,63 @@ bf_open_index(Oid indexoid, bool allow_partitioned)
 }
 
 /*
- * Refuse an index that PostgreSQL itself does not trust: one left invalid by
- * a CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY that failed, was
- * cancelled or is still running, which may miss rows written meanwhile (or
- * have no pages at all yet); and one built over a broken HOT chain
- * (pg_index.indcheckxmin) after this transaction's snapshots were taken,
- * which lacks the keys of row versions those snapshots still see (a key
- * updated in place before the index existed).  The planner never uses such
- * an index either (get_relation_info).
+ * Does PostgreSQL itself trust the index for this transaction's snapshots?
+ * Not one left invalid by a CREATE INDEX CONCURRENTLY or REINDEX
+ * CONCURRENTLY that failed, was cancelled or is still running, which may
+ * miss rows written meanwhile (or have no pages at all yet); nor one built
+ * over a broken HOT chain (pg_index.indcheckxmin) after this transaction's
+ * snapshots were taken, which lacks the keys of row versions those
+ * snapshots still see (a key updated in place before the index existed).
+ * The planner never uses such an index either (get_relation_info).
  */
-static void
-bf_check_valid(Oid indexoid)
+BfTrust
+bf_index_trust(Oid indexoid)
 {
 	HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexoid));
 	Form_pg_index form;
-	bool		valid;
-	bool		too_new;
+	BfTrust		trust = BF_TRUSTED;
 
 	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for index %u", indexoid);
+		return BF_TRUST_GONE;
 	form = (Form_pg_index) GETSTRUCT(tup);
-	valid = form->indisvalid;
-	too_new = form->indcheckxmin &&
-		!TransactionIdPrecedes(HeapTupleHeaderGetXmin(tup->t_data),
-							   TransactionXmin);
+	if (!form->indisvalid || !form->indisready)
+		trust = BF_TRUST_INVALID;
+	else if (form->indcheckxmin &&
+			 !TransactionIdPrecedes(HeapTupleHeaderGetXmin(tup->t_data),
+									TransactionXmin))
+		trust = BF_TRUST_TOO_NEW;
 	ReleaseSysCache(tup);
-	if (!valid)
-		ereport(ERROR,
-				errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				errmsg("bloomfilter index \"%s\" is not valid",
-					   get_rel_name(indexoid)),
-				errdetail("A CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY that built it failed, was canceled or is still running: it may miss keys of the table."),
-				errhint("Rebuild it with REINDEX INDEX, or drop it."));
-	if (too_new)
-		ereport(ERROR,
-				errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				errmsg("bloomfilter index \"%s\" was built after this transaction's snapshot",
-					   get_rel_name(indexoid)),
-				errdetail("It was built over rows updated in place, and lacks the keys of row versions this snapshot still sees."),
-				errhint("Probe it in a transaction that begins after it was built."));
+	return trust;
+}
+
+/* Refuse an index that PostgreSQL itself does not trust (bf_index_trust). */
+static void
+bf_check_valid(Oid indexoid)
+{
+	switch (bf_index_trust(indexoid))
+	{
+		case BF_TRUSTED:
+			break;
+		case BF_TRUST_GONE:
+			elog(ERROR, "cache lookup failed for index %u", indexoid);
+			break;
+		case BF_TRUST_INVALID:
+			ereport(ERROR,
+					errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					errmsg("bloomfilter index \"%s\" is not valid",
+						   get_rel_name(indexoid)),
+					errdetail("A CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY that built it failed, was canceled or is still running: it may miss keys of the table."),
+					errhint("Rebuild it with REINDEX INDEX, or drop it."));
+			break;
+		case BF_TRUST_TOO_NEW:
+			ereport(ERROR,
+					errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					errmsg("bloomfilter index \"%s\" was built after this transaction's snapshot",
+						   get_rel_name(indexoid)),
+					errdetail("It was built over rows updated in place, and lacks the keys of row versions this snapshot still sees."),
+					errhint("Probe it in a transaction that begins after it was built."));
+			break;
+	}
 }
 
 /*

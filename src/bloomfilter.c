@@ -20,6 +20,7 @@
 
 #include "bloom_pg.h"
 #include "bfindex.h"
+#include "bfjoin.h"
 
 #if PG_VERSION_NUM >= 180000
 PG_MODULE_MAGIC_EXT(.name = "bloomfilter",.version = "1.0");
@@ -35,6 +36,8 @@ extern PGDLLEXPORT void _PG_init(void);	/* fmgr.h declares it from 16 on */
  * bloomfilter.cache_budget: the memory that one call site of bloom_contains
  * may keep of the stored filters it has read (bloom_cache.c), and one of
  * bloom_index_contains of an index's bits (bfprobesite.c).
+ * bloomfilter.join_filter, and the planner hook of joins that probe a
+ * bloomfilter index by themselves (bfjoin_path.c).
  */
 void
 _PG_init(void)
@@ -47,5 +50,13 @@ _PG_init(void)
 							256 * 1024, 0, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
+	DefineCustomBoolVariable("bloomfilter.join_filter",
+							 "Lets anti and semi joins probe a bloomfilter index on the join key before their exact checks.",
+							 "The planner then weighs a plan that answers the rows the filter rules out at once against the plain plans.",
+							 &bf_join_filter_enabled,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	bf_join_register();
 	MarkGUCPrefixReserved("bloomfilter");
 }

@@ -19,7 +19,9 @@
 # 4. A corrupted metapage (its magic number, then its layer count) and a
 #    corrupted bitmap page header each give an ERROR with SQLSTATE XX002
 #    (index_corrupted) to probes and inserts, never a crash; REINDEX
-#    repairs the index.
+#    repairs the index.  A plain NOT EXISTS into the table, which probes the
+#    index by itself while it is sound, is planned without it once its
+#    metapage is corrupted: the plain plan's rows, no error.
 #
 use strict;
 use warnings;
@@ -238,7 +240,27 @@ $primary->safe_psql(
 CREATE TABLE c (k int);
 INSERT INTO c SELECT g FROM generate_series(1, 100) g;
 CREATE INDEX c_bf ON c USING bloomfilter (k);
+CREATE INDEX c_k ON c (k);
+CREATE TABLE ci AS SELECT g AS k FROM generate_series(1, 300) g;
+ANALYZE c;
+ANALYZE ci;
 });
+
+# A NOT EXISTS into c, with the plans other than the filter's discouraged:
+# its plan and its count.
+my $join_settings = q{SET ignore_checksum_failure = on;
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
+SET max_parallel_workers_per_gather = 0;};
+my $join_query = q{SELECT count(*) FROM ci WHERE NOT EXISTS (SELECT 1 FROM c WHERE c.k = ci.k)};
+sub join_plan_and_count
+{
+	my ($ret, $out, $err) = $primary->psql('postgres',
+		"$join_settings EXPLAIN (COSTS OFF) $join_query; $join_query");
+	return ($out =~ /BloomAntiJoin/ ? 'filter' : 'plain') . ' '
+	  . (($out =~ /^(\d+)$/m) ? $1 : "error: $err");
+}
+is(join_plan_and_count(), 'filter 200',
+	'sound index: the NOT EXISTS probes the filter and counts 200');
 # Overwrites 4 bytes at $offset of the index's file, the server stopped.
 sub corrupt
 {
@@ -277,6 +299,8 @@ like(error_of(q{INSERT INTO c VALUES (1000)}),
 	qr/^XX002: bloomfilter index "c_bf" is corrupted/, 'bad magic: insert errors');
 like(error_of(q{SELECT * FROM bloom_index_info('c_bf')}),
 	qr/^XX002: /, 'bad magic: bloom_index_info errors');
+is(join_plan_and_count(), 'plain 200',
+	'bad magic: the NOT EXISTS is planned without the filter, no error');
 is($primary->safe_psql('postgres', 'SELECT 1'), '1', 'the server is up');
 
 # the metapage's layer count (after magic, version, layout, hash, reserved)
