@@ -67,7 +67,12 @@ bf_tuple_needed(HeapTuple tuple, Buffer buf, GlobalVisState *vistest,
 	if (result == HEAPTUPLE_DEAD)
 		return false;
 	if (result == HEAPTUPLE_RECENTLY_DEAD &&
+#if PG_VERSION_NUM >= 190000
+	/* 19 asks whether the horizons may be recomputed: as before 19, yes */
+		GlobalVisTestIsRemovableXid(vistest, dead_after, true))
+#else
 		GlobalVisTestIsRemovableXid(vistest, dead_after))
+#endif
 	{
 		if (!TransactionIdIsValid(*horizon) ||
 			TransactionIdFollows(dead_after, *horizon))
