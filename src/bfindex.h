@@ -272,6 +272,9 @@ extern Buffer bf_read_page(Relation index, const BfMetaPageData *meta,
 						   const BfLayer *layer, BlockNumber p);
 extern Buffer bf_read_block(Relation index, const BfMetaPageData *meta,
 							const BfLayer *layer, uint64 h, size_t *off);
+extern bool bf_copy_layers(Relation index, const BfMetaPageData *meta,
+						   MemoryContext cxt, void **alloc, const uint8 **bits);
+extern void bf_free_layers(void **alloc, const uint8 **bits);
 extern int	bf_layer_test(Relation index, const BfMetaPageData *meta,
 						  const BfLayer *layer, uint64 h);
 extern Buffer bf_new_buffer(Relation index);

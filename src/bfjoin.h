@@ -57,6 +57,35 @@ extern bool bf_join_filter_enabled;
 /* custom_exprs: the outer side of the join clause, alone */
 /* custom_plans: the outer plan, the Nested Loop of the exact checks */
 
+/*
+ * The node's tuning (bfjoin_exec.c), here because the planner's costs lean
+ * on it too (the first batch of exact checks is the path's startup cost).
+ *
+ * Outer rows probed at once when the bits are in memory and larger than
+ * BFJ_BATCH_BYTES: smaller bits stay in the CPU's cache, where a probe has
+ * no miss to overlap and copying the rows would cost more than it saves.
+ */
+#define BFJ_BATCH			64
+#ifndef BFJ_BATCH_BYTES
+#define BFJ_BATCH_BYTES		(1024 * 1024)
+#endif
+/* "maybe" rows sorted by key before their exact checks when at least */
+#define BFJ_SORT_MIN		32
+/* "maybe" rows kept before the first exact checks (then twice as many) */
+#define BFJ_FIRST_CHECKS	64
+/* the share of "maybe" answers is judged over this many probes */
+#ifndef BFJ_WINDOW
+#define BFJ_WINDOW			8192
+#endif
+/* past this share of "maybe" answers the filter pauses */
+#ifndef BFJ_PAUSE_SHARE
+#define BFJ_PAUSE_SHARE		0.9
+#endif
+/* rows a first pause lasts; each pause in a row twice the last, up to */
+#define BFJ_PAUSE_MIN		(4 * BFJ_WINDOW)
+#define BFJ_PAUSE_MAX		(1024 * 1024)
+
+
 /* bfjoin_match.c: which joins an index can pre-check */
 /* One candidate: an index of the inner side, and the clause it answers. */
 typedef struct BfJoinCandidate

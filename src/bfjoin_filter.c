@@ -69,6 +69,13 @@ struct BfJoinFilter
 };
 
 /*
+ * bloomfilter.join_filter: read by the planner (whether to offer the path)
+ * and by the executor (a plan made with it on checks every row when it is
+ * off), so it lives below both.
+ */
+bool		bf_join_filter_enabled = true;
+
+/*
  * Does PostgreSQL trust the index for this transaction (bf_index_trust: as
  * the planner requires of any index)?  *too_new is set where it is only
  * too new for this transaction's snapshots: a later one may use it.
@@ -269,56 +276,6 @@ bf_join_close_leaves(List *rels)
 	list_free(rels);
 }
 
-/* Free the copies of one leaf's layers. */
-static void
-leaf_free(BfJoinLeaf *l)
-{
-	for (uint32 i = 0; i < BF_MAX_LAYERS; i++)
-	{
-		if (l->alloc[i])
-			pfree(l->alloc[i]);
-		l->alloc[i] = NULL;
-		l->bits[i] = NULL;
-	}
-}
-
-/*
- * Read every layer of one leaf into memory; false (and nothing kept) if a
- * page was reused since the leaf's metapage was read (bf_read_page).
- */
-static bool
-leaf_copy(BfJoinFilter *f, BfJoinLeaf *l)
-{
-	for (uint32 i = 0; i < l->meta.nlayers; i++)
-	{
-		const BfLayer *layer = &l->meta.layers[i];
-		Size		size = layer->nblocks * BLOOM_BLOCK_BYTES;
-		uint8	   *bits;
-
-		l->alloc[i] = bloom_alloc_big(f->cxt, size + BLOOM_BLOCK_BYTES, 0);
-		bits = (uint8 *) TYPEALIGN(BLOOM_BLOCK_BYTES, l->alloc[i]);
-		for (BlockNumber p = 0; p < layer->npages; p++)
-		{
-			uint64		first = (uint64) p * BF_BLOCKS_PER_PAGE;
-			uint64		nblocks = Min(BF_BLOCKS_PER_PAGE, layer->nblocks - first);
-			Buffer		buf = bf_read_page(l->rel, &l->meta, layer, p);
-
-			if (!BufferIsValid(buf))
-			{
-				leaf_free(l);
-				return false;
-			}
-			memcpy(bits + first * BLOOM_BLOCK_BYTES,
-				   BfPageGetBits(BufferGetPage(buf)),
-				   nblocks * BLOOM_BLOCK_BYTES);
-			UnlockReleaseBuffer(buf);
-			CHECK_FOR_INTERRUPTS();
-		}
-		l->bits[i] = bits;
-	}
-	return true;
-}
-
 /* Read every layer of every leaf into memory. */
 static void
 filter_copy(BfJoinFilter *f)
@@ -327,7 +284,7 @@ filter_copy(BfJoinFilter *f)
 	{
 		BfJoinLeaf *l = &f->leaves[n];
 
-		while (!leaf_copy(f, l))
+		while (!bf_copy_layers(l->rel, &l->meta, f->cxt, l->alloc, l->bits))
 			bf_read_meta(l->rel, &l->meta);
 	}
 	f->copied = true;
@@ -525,7 +482,7 @@ bf_join_filter_close(BfJoinFilter *f)
 {
 	for (int n = 0; n < f->nleaves; n++)
 	{
-		leaf_free(&f->leaves[n]);
+		bf_free_layers(f->leaves[n].alloc, f->leaves[n].bits);
 		if (f->leaves[n].rel)
 			relation_close(f->leaves[n].rel, NoLock);
 		f->leaves[n].rel = NULL;

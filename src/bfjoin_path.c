@@ -69,8 +69,6 @@
 #include "bfindex.h"
 #include "bfjoin.h"
 
-bool		bf_join_filter_enabled = true;
-
 static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
 
 /*
@@ -95,8 +93,6 @@ static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
 /* probes of the statistics' values at most, over every leaf (planning) */
 #define BFJ_PROBE_BUDGET		2048
 #define BFJ_PROBE_MIN_VALUES	8
-/* "maybe" rows checked before the node's first rows (bfjoin_exec.c) */
-#define BFJ_FIRST_CHECKS		64
 
 /*
  * May the node return the join's target list from the outer rows?  Every

@@ -297,6 +297,59 @@ bf_layer_test(Relation index, const BfMetaPageData *meta,
 	return found ? 1 : 0;
 }
 
+/*
+ * Copy every layer that meta names into memory of cxt: bits[i] is layer i's
+ * bit array (aligned to a block), alloc[i] the chunk it is in.  False, with
+ * nothing kept, if a page was reused since meta was read (bf_read_page): the
+ * caller reads the metapage again and retries.
+ */
+bool
+bf_copy_layers(Relation index, const BfMetaPageData *meta, MemoryContext cxt,
+			   void **alloc, const uint8 **bits)
+{
+	for (uint32 i = 0; i < meta->nlayers; i++)
+	{
+		const BfLayer *layer = &meta->layers[i];
+		Size		size = layer->nblocks * BLOOM_BLOCK_BYTES;
+		uint8	   *copy;
+
+		alloc[i] = bloom_alloc_big(cxt, size + BLOOM_BLOCK_BYTES, 0);
+		copy = (uint8 *) TYPEALIGN(BLOOM_BLOCK_BYTES, alloc[i]);
+		for (BlockNumber p = 0; p < layer->npages; p++)
+		{
+			uint64		first = (uint64) p * BF_BLOCKS_PER_PAGE;
+			uint64		nblocks = Min(BF_BLOCKS_PER_PAGE, layer->nblocks - first);
+			Buffer		buf = bf_read_page(index, meta, layer, p);
+
+			if (!BufferIsValid(buf))
+			{
+				bf_free_layers(alloc, bits);
+				return false;
+			}
+			memcpy(copy + first * BLOOM_BLOCK_BYTES,
+				   BfPageGetBits(BufferGetPage(buf)),
+				   nblocks * BLOOM_BLOCK_BYTES);
+			UnlockReleaseBuffer(buf);
+			CHECK_FOR_INTERRUPTS();
+		}
+		bits[i] = copy;
+	}
+	return true;
+}
+
+/* Free the copies bf_copy_layers made. */
+void
+bf_free_layers(void **alloc, const uint8 **bits)
+{
+	for (uint32 i = 0; i < BF_MAX_LAYERS; i++)
+	{
+		if (alloc[i])
+			pfree(alloc[i]);
+		alloc[i] = NULL;
+		bits[i] = NULL;
+	}
+}
+
 /* A new page at the end of the index, pinned and exclusively locked. */
 Buffer
 bf_new_buffer(Relation index)

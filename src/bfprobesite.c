@@ -267,56 +267,6 @@ bf_probe_site_distributed(BfProbeSite *s)
 	return s->distributed;
 }
 
-/* Free the copies of one leaf's layers. */
-static void
-site_free_leaf(SiteLeaf *l)
-{
-	for (uint32 i = 0; i < BF_MAX_LAYERS; i++)
-	{
-		if (l->alloc[i])
-			pfree(l->alloc[i]);
-		l->alloc[i] = NULL;
-		l->bits[i] = NULL;
-	}
-}
-
-/*
- * Read every layer of one leaf into memory; false (and nothing kept) if a
- * page was reused since the leaf's metapage was read (bf_read_page).
- */
-static bool
-site_copy_leaf(BfProbeSite *s, SiteLeaf *l, Relation rel)
-{
-	for (uint32 i = 0; i < l->meta.nlayers; i++)
-	{
-		const BfLayer *layer = &l->meta.layers[i];
-		Size		size = layer->nblocks * BLOOM_BLOCK_BYTES;
-		uint8	   *bits;
-
-		l->alloc[i] = bloom_alloc_big(s->cxt, size + BLOOM_BLOCK_BYTES, 0);
-		bits = (uint8 *) TYPEALIGN(BLOOM_BLOCK_BYTES, l->alloc[i]);
-		for (BlockNumber p = 0; p < layer->npages; p++)
-		{
-			uint64		first = (uint64) p * BF_BLOCKS_PER_PAGE;
-			uint64		nblocks = Min(BF_BLOCKS_PER_PAGE, layer->nblocks - first);
-			Buffer		buf = bf_read_page(rel, &l->meta, layer, p);
-
-			if (!BufferIsValid(buf))
-			{
-				site_free_leaf(l);
-				return false;
-			}
-			memcpy(bits + first * BLOOM_BLOCK_BYTES,
-				   BfPageGetBits(BufferGetPage(buf)),
-				   nblocks * BLOOM_BLOCK_BYTES);
-			UnlockReleaseBuffer(buf);
-			CHECK_FOR_INTERRUPTS();
-		}
-		l->bits[i] = bits;
-	}
-	return true;
-}
-
 /* Read every layer of every leaf into memory. */
 static void
 site_copy(BfProbeSite *s)
@@ -326,7 +276,7 @@ site_copy(BfProbeSite *s)
 		SiteLeaf   *l = &s->leaves[n];
 		Relation	rel = relation_open(l->relid, NoLock);
 
-		while (!site_copy_leaf(s, l, rel))
+		while (!bf_copy_layers(rel, &l->meta, s->cxt, l->alloc, l->bits))
 			bf_read_meta(rel, &l->meta);
 		relation_close(rel, NoLock);
 	}
