@@ -101,7 +101,8 @@ as_user make -C "$src" -s PG_CONFIG="$pgc" install >/dev/null ||
 # that an early exit can end them.
 tap_pid=
 if [ "$tap" -eq 1 ]; then
-	tap_args=(PG_CONFIG="$pgc" PROVE_FLAGS="--timer${PROVE_FLAGS:+ $PROVE_FLAGS}")
+	tap_args=(PG_CONFIG="$pgc" PROVE_FLAGS="--timer${PROVE_FLAGS:+ $PROVE_FLAGS}"
+		TAP_JOBS="${TAP_JOBS:-1}")
 	[ -n "${PROVE_TESTS:-}" ] && tap_args+=(PROVE_TESTS="$PROVE_TESTS")
 	set -m
 	as_user make -C "$src" "${tap_args[@]}" tap >"$workdir/tap.log" 2>&1 </dev/null &

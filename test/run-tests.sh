@@ -36,14 +36,15 @@
 #
 # Environment: PG_CONFIG (default pg_config), PG_CFLAGS (extra compiler flags,
 # kept under --strict), PROVE_FLAGS (e.g. --verbose), TAP_JOBS (TAP scripts
-# run at a time on each version, default 1), SOAK_SECONDS and SOAK_SEED
-# (test/soak/suite.sh), CI, MATRIX_DIR (where the pg-NN.tar.gz are, default
-# ../shared/pg beside the clone; nothing else is looked at).
+# run at a time on each version, then 018_compaction alone; default 2),
+# SOAK_SECONDS and SOAK_SEED (test/soak/suite.sh), CI, MATRIX_DIR (where the
+# pg-NN.tar.gz are, default ../shared/pg beside the clone; nothing else is
+# looked at).
 
 set -uo pipefail
 
 usage() {
-	sed -n '3,40p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,42p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 strict=0
@@ -76,14 +77,11 @@ MATRIX_TAP="17 19"
 MATRIX_BACKGROUND="16"
 
 # Each version's TAP scripts run TAP_JOBS at a time (prove -j), in name
-# order.  Two at a time end sooner on a machine with cores to spare (on this
-# 2-core one, with two other busy processes: 455 s instead of 633 s), but
-# beside another script 018_compaction's poll of the VACUUM missed the move
-# it crashes in most runs; one at a time it caught it.  (With the slowest
-# started first, 010_crash_recovery also found fewer server processes to
-# kill.)
-TAP_JOBS=${TAP_JOBS:-1}
-export PROVE_FLAGS="-j$TAP_JOBS${PROVE_FLAGS:+ $PROVE_FLAGS}"
+# order, then 018_compaction alone (make tap, TAP_ALONE in the Makefile):
+# beside another script its poll of the VACUUM missed the move it crashes
+# in most runs.  (With the slowest started first, 010_crash_recovery also
+# found fewer server processes to kill.)
+export TAP_JOBS=${TAP_JOBS:-2}
 
 passed=0
 failed=0
@@ -145,11 +143,12 @@ count_regress() {
 	' "$1"
 }
 
-# Count TAP scripts in prove output: "Files=N, Tests=M" plus one
-# "script.pl (Wstat: ...)" line per failed script in the summary report.
+# Count TAP scripts in prove output: "Files=N, Tests=M" for each prove run
+# (make tap runs two) plus one "script.pl (Wstat: ...)" line per failed
+# script in the summary reports.
 count_prove() {
 	awk '
-		/^Files=[0-9]+, Tests=/ { split($1, a, "="); files = a[2] + 0; seen = 1 }
+		/^Files=[0-9]+, Tests=/ { split($1, a, "="); files += a[2]; seen = 1 }
 		/^[^ ]+\.pl +\(Wstat: /  { f++ }
 		END { if (!seen) print "-1 -1"; else printf "%d %d\n", files - f, f }
 	' "$1"
@@ -166,7 +165,7 @@ count_prove() {
 run_tap() {
 	local log=$1
 	shift
-	local tap_args=("${make_args[@]}" PROVE_TESTS="$*")
+	local tap_args=("${make_args[@]}" PROVE_TESTS="$*" TAP_JOBS="$TAP_JOBS")
 	# the Makefile's PROVE_FLAGS assignment would hide the environment's
 	tap_args+=(PROVE_FLAGS="--timer${PROVE_FLAGS:+ $PROVE_FLAGS}")
 	if [ -n "$tapdir" ]; then
