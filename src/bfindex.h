@@ -366,7 +366,10 @@ extern IndexBulkDeleteResult *bfbulkdelete(IndexVacuumInfo *info,
 extern IndexBulkDeleteResult *bfvacuumcleanup(IndexVacuumInfo *info,
 											  IndexBulkDeleteResult *stats);
 
-/* bfreader.c: what a reader must pass; the leaves; a probe of one hash */
+/*
+ * bfreader.c: what a reader must pass; the leaves; a probe of one hash; the
+ * SIREAD lock a probe takes under SERIALIZABLE
+ */
 /* Does PostgreSQL trust an index for this transaction's snapshots? */
 typedef enum BfTrust
 {
@@ -382,6 +385,7 @@ extern Relation bf_open_index_ext(Oid indexoid, bool allow_partitioned,
 								  Oid *distributed);
 extern List *bf_leaf_indexes(Relation rel);
 extern bool bf_probe_hash(Relation index, BfMetaPageData *meta, uint64 h);
+extern void bf_predicate_lock_table(Relation index);
 
 /* bfcitus.c: a Citus distributed table's shards asked */
 extern bool bf_citus_index_contains(Relation index, Oid heapoid,

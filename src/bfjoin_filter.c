@@ -351,6 +351,7 @@ bf_join_filter_open(List *leaves, Oid keytype, Oid keycoll, double rows,
 			return NULL;
 		}
 		bf_flush_pending(l->rel);
+		bf_predicate_lock_table(l->rel);
 		if (!bf_try_read_meta(l->rel, &l->meta) ||
 			strcmp(l->meta.family, f->kt.family) != 0 ||
 			bloom_family_is_enum(l->meta.family))

@@ -32,6 +32,7 @@ bf_probe_leaf(Relation index, BloomKeyType *kt, Datum key)
 	BfMetaPageData meta;
 
 	bf_flush_pending(index);
+	bf_predicate_lock_table(index);
 	bf_read_meta(index, &meta);
 	bf_check_family(index, &meta, kt);
 	return bf_probe_hash(index, &meta, bloom_key_hash(kt, key, meta.seed));

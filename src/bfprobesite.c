@@ -184,6 +184,7 @@ site_setup(BfProbeSite *s, Oid indexoid, FunctionCallInfo fcinfo)
 
 			l->relid = lfirst_oid(lc);
 			bf_flush_pending(leaf);
+			bf_predicate_lock_table(leaf);
 			bf_read_meta(leaf, &l->meta);
 			bf_check_family(leaf, &l->meta, &s->kt);
 			for (uint32 i = 0; i < l->meta.nlayers; i++)

@@ -19,6 +19,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/transam.h"
+#include "access/xact.h"
 #include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
@@ -27,6 +28,7 @@
 #include "catalog/pg_namespace.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
+#include "storage/predicate.h"
 #include "utils/acl.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -266,6 +268,25 @@ bf_leaf_indexes(Relation rel)
 		leaves = lappend_oid(leaves, leaf);
 	}
 	return leaves;
+}
+
+/*
+ * Under SERIALIZABLE, a probe that answers "no row" has read the whole
+ * table without touching a heap or btree page that would record the read:
+ * a SIREAD lock on the table, as a sequential scan takes, makes a
+ * concurrent insert of a key it ruled out a read/write conflict, so that
+ * write skew through a probe fails a transaction as through a plain query.
+ */
+void
+bf_predicate_lock_table(Relation index)
+{
+	Relation	heap;
+
+	if (!IsolationIsSerializable() || !ActiveSnapshotSet())
+		return;
+	heap = table_open(index->rd_index->indrelid, AccessShareLock);
+	PredicateLockRelation(heap, GetActiveSnapshot());
+	table_close(heap, NoLock);
 }
 
 /*
