@@ -30,8 +30,10 @@
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/table.h"
 #include "access/xact.h"
 #include "executor/executor.h"
+#include "storage/predicate.h"
 #include "tcop/utility.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
@@ -59,14 +61,29 @@ static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
 static void bf_xact_callback(XactEvent event, void *arg);
 
-/* Set an index's pending hashes, if any. */
+/*
+ * Set an index's pending hashes, if any.  Then, under SERIALIZABLE, check
+ * the table for readers' SIREAD locks again (heap_insert checked them when
+ * the rows went in): a probe made meanwhile answered "no row" for these
+ * keys without meeting the uncommitted rows, as a plain query's index scan
+ * would have, so its lock is where the read/write conflict is found.  A
+ * probe after this point finds the bits set and checks the rows.
+ */
 static void
 bf_flush_entry(Relation index, BfPending *p)
 {
+	Relation	heap;
+
 	if (p->n == 0)
 		return;
 	bf_set_hashes(index, p->hashes, p->n);
 	p->n = 0;
+	if (IsolationIsSerializable())
+	{
+		heap = table_open(index->rd_index->indrelid, RowExclusiveLock);
+		CheckForSerializableConflictIn(heap, NULL, InvalidBlockNumber);
+		table_close(heap, NoLock);
+	}
 }
 
 /*

@@ -52,7 +52,16 @@ bfvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 #else
 	heap = table_open(IndexGetRelation(RelationGetRelid(info->index), false), NoLock);
 #endif
-	bf_compact(info->index, heap, info->num_heap_tuples, !info->estimated_count);
+	/*
+	 * The table's live rows, counted or estimated: a VACUUM that skipped
+	 * all-visible pages (most do) estimates them from the pages it read, and
+	 * an estimate serves (review round 5: with a count only, a plain VACUUM
+	 * never compacted an index whose rows were mostly deleted).  A layer
+	 * sized from an estimate too low is given up and sized again by the keys
+	 * the compaction's scan meets.
+	 */
+	bf_compact(info->index, heap, info->num_heap_tuples,
+			   info->num_heap_tuples >= 0);
 #if PG_VERSION_NUM < 160000
 	table_close(heap, NoLock);
 #endif
