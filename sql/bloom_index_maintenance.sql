@@ -201,4 +201,22 @@ FROM bloom_index_info('bfm_stale_k');
 VACUUM bfm_stale;
 SELECT layers, estimated_keys < 30000 AS compacted FROM bloom_index_info('bfm_stale_k');
 DROP TABLE bfm_stale;
+
+-- A VACUUM that reads no page (COPY FREEZE after a TRUNCATE: every page
+-- all-visible, reltuples unknown) estimates no live rows, which is no
+-- estimate: it does not compact the index, again and again (review round 6)
+CREATE TABLE bfm_frozen (k int) WITH (autovacuum_enabled = off);
+CREATE INDEX bfm_frozen_k ON bfm_frozen USING bloomfilter (k) WITH (capacity = 20000);
+BEGIN;
+TRUNCATE bfm_frozen;
+COPY bfm_frozen FROM PROGRAM 'seq 1 10000' WITH (FREEZE);
+COMMIT;
+SELECT pg_stat_force_next_flush();
+SELECT seq_scan AS scans_before FROM pg_stat_user_tables WHERE relname = 'bfm_frozen' \gset
+VACUUM bfm_frozen;
+VACUUM bfm_frozen;
+SELECT pg_stat_force_next_flush();
+SELECT seq_scan - :scans_before AS compaction_scans, bloom_index_verify('bfm_frozen_k') AS missing
+FROM pg_stat_user_tables WHERE relname = 'bfm_frozen';
+DROP TABLE bfm_frozen;
 DROP FUNCTION bfm_error(text);
