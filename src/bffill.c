@@ -66,11 +66,12 @@ bf_tuple_needed(HeapTuple tuple, Buffer buf, GlobalVisState *vistest,
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	if (result == HEAPTUPLE_DEAD)
 		return false;
-	if (result == HEAPTUPLE_RECENTLY_DEAD &&
+	/* 19 asks whether the horizons may be recomputed: yes, as before 19 */
 #if PG_VERSION_NUM >= 190000
-	/* 19 asks whether the horizons may be recomputed: as before 19, yes */
+	if (result == HEAPTUPLE_RECENTLY_DEAD &&
 		GlobalVisTestIsRemovableXid(vistest, dead_after, true))
 #else
+	if (result == HEAPTUPLE_RECENTLY_DEAD &&
 		GlobalVisTestIsRemovableXid(vistest, dead_after))
 #endif
 	{

@@ -85,7 +85,6 @@ extern bool bf_join_filter_enabled;
 #define BFJ_PAUSE_MIN		(4 * BFJ_WINDOW)
 #define BFJ_PAUSE_MAX		(1024 * 1024)
 
-
 /* bfjoin_match.c: which joins an index can pre-check */
 /* One candidate: an index of the inner side, and the clause it answers. */
 typedef struct BfJoinCandidate

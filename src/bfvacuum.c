@@ -55,12 +55,12 @@ bfvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	/*
 	 * The table's live rows, counted or estimated: a VACUUM that skipped
 	 * all-visible pages (most do) estimates them from the pages it read, and
-	 * an estimate serves (review round 5: with a count only, a plain VACUUM
-	 * never compacted an index whose rows were mostly deleted).  A layer
-	 * sized from an estimate too low is given up and sized again by the keys
-	 * the compaction's scan meets.  An estimate of no rows is no estimate: a
-	 * VACUUM that read no page of a table loaded by COPY FREEZE after a
-	 * TRUNCATE says 0, and would compact at every VACUUM (review round 6).
+	 * with a count only, a plain VACUUM would never compact an index whose
+	 * rows were mostly deleted.  A layer sized from an estimate too low is
+	 * given up and sized again by the keys the compaction's scan meets.  An
+	 * estimate of no rows is no estimate: a VACUUM that read no page of a
+	 * table loaded by COPY FREEZE after a TRUNCATE says 0, and would compact
+	 * at every VACUUM.
 	 */
 	bf_compact(info->index, heap, info->num_heap_tuples,
 			   info->estimated_count ? info->num_heap_tuples > 0 :
