@@ -53,18 +53,18 @@ bfvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	heap = table_open(IndexGetRelation(RelationGetRelid(info->index), false), NoLock);
 #endif
 	/*
-	 * The table's live rows, counted or estimated: a VACUUM that skipped
-	 * all-visible pages (most do) estimates them from the pages it read, and
-	 * with a count only, a plain VACUUM would never compact an index whose
-	 * rows were mostly deleted.  A layer sized from an estimate too low is
-	 * given up and sized again by the keys the compaction's scan meets.  An
-	 * estimate of no rows is no estimate: a VACUUM that read no page of a
-	 * table loaded by COPY FREEZE after a TRUNCATE says 0, and would compact
-	 * at every VACUUM.
+	 * The table's live rows: VACUUM's count, or its estimate where this
+	 * VACUUM removed dead rows (stats is NULL when it called no bulk delete).
+	 * Most VACUUMs skip all-visible pages and only estimate, so with a count
+	 * alone a plain VACUUM would never compact an index whose rows were
+	 * mostly deleted; but an estimate from a VACUUM that read few pages (a
+	 * table loaded by COPY FREEZE, or whose pages queries set all-visible)
+	 * can be far too low, and would compact at every VACUUM.  A VACUUM that
+	 * removed rows read the pages they were on.
 	 */
 	bf_compact(info->index, heap, info->num_heap_tuples,
-			   info->estimated_count ? info->num_heap_tuples > 0 :
-			   info->num_heap_tuples >= 0);
+			   !info->estimated_count ||
+			   (stats != NULL && info->num_heap_tuples > 0));
 #if PG_VERSION_NUM < 160000
 	table_close(heap, NoLock);
 #endif

@@ -59,7 +59,11 @@ cmp_ok($fp, '<=', $limit,
 	"false positives of $probes absent keys within 1.2% of them after the load ($fp)");
 is($missing, '0', 'no committed key is missing');
 
-$node->safe_psql('postgres', 'VACUUM w');
+# (DISABLE_PAGE_SKIPPING: the table's reltuples, which the advice reads, is
+# then a count; from PostgreSQL 19 on, the scans above set pages
+# all-visible, and a VACUUM that reads only some of them may estimate it
+# far too low)
+$node->safe_psql('postgres', 'VACUUM (DISABLE_PAGE_SKIPPING) w');
 ($rows, $fp, $missing) = split /\|/, $node->safe_psql('postgres', $check);
 cmp_ok($fp, '<=', $limit,
 	"and after a VACUUM compacted the index ($fp)");
