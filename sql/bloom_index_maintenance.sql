@@ -202,9 +202,10 @@ VACUUM bfm_stale;
 SELECT layers, estimated_keys < 30000 AS compacted FROM bloom_index_info('bfm_stale_k');
 DROP TABLE bfm_stale;
 
--- A VACUUM that reads no page (COPY FREEZE after a TRUNCATE: every page
--- all-visible, reltuples unknown) estimates no live rows, which is no
--- estimate: it does not compact the index, again and again (review round 6)
+-- A VACUUM that removes no row and reads no page (COPY FREEZE after a
+-- TRUNCATE: every page all-visible, reltuples unknown) estimates no live
+-- rows: its estimate is not taken, and it does not compact the index, again
+-- and again (review round 6)
 CREATE TABLE bfm_frozen (k int) WITH (autovacuum_enabled = off);
 CREATE INDEX bfm_frozen_k ON bfm_frozen USING bloomfilter (k) WITH (capacity = 20000);
 BEGIN;
