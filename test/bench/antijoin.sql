@@ -90,16 +90,9 @@ LANGUAGE sql IMMUTABLE AS $$
     END
 $$;
 
--- Apply settings given as name, value, name, value... for the rest of the
--- transaction (the procedures commit after every run, which ends them).
-CREATE FUNCTION bench_aj.apply(settings text[]) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-    FOR i IN 1 .. coalesce(array_length(settings, 1), 0) BY 2 LOOP
-        PERFORM set_config(settings[i], settings[i + 1], true);
-    END LOOP;
-END
-$$;
+SET search_path = bench_aj, public;
+\ir timing.sql
+RESET search_path;
 
 CREATE FUNCTION bench_aj.settings_now() RETURNS jsonb
 LANGUAGE sql STABLE AS $$
@@ -127,20 +120,6 @@ BEGIN
         RAISE EXCEPTION 'anti-join: % runs with settings it did not ask for: %', what, stray;
     END IF;
     RETURN used;
-END
-$$;
-
--- Nanoseconds this backend has spent on a CPU (the first field of
--- /proc/self/schedstat), or NULL where that cannot be read (not Linux, or
--- a user without pg_read_server_files).  On a machine shared with other
--- jobs the wall-clock time of a query is mostly its wait for a CPU; this
--- is not.
-CREATE FUNCTION bench_aj.cpu_ns() RETURNS bigint
-LANGUAGE plpgsql AS $$
-BEGIN
-    RETURN split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint;
-EXCEPTION WHEN OTHERS THEN
-    RETURN NULL;
 END
 $$;
 

@@ -46,27 +46,9 @@ CREATE TABLE bench_join.runs (
     plan     text
 );
 
-CREATE FUNCTION bench_join.apply(settings text[]) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-    FOR i IN 1 .. coalesce(array_length(settings, 1), 0) BY 2 LOOP
-        PERFORM set_config(settings[i], settings[i + 1], true);
-    END LOOP;
-END
-$$;
-
--- Nanoseconds this backend has spent on a CPU (/proc/self/schedstat, as
--- antijoin.sql reads it), or NULL where that cannot be read: on a machine
--- shared with other jobs a query's wall-clock time is mostly its wait for
--- a CPU; this is not.
-CREATE FUNCTION bench_join.cpu_ns() RETURNS bigint
-LANGUAGE plpgsql AS $$
-BEGIN
-    RETURN split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint;
-EXCEPTION WHEN OTHERS THEN
-    RETURN NULL;
-END
-$$;
+SET search_path = bench_join, public;
+\ir timing.sql
+RESET search_path;
 
 -- Execution Time of EXPLAIN (ANALYZE, TIMING OFF), the backend's CPU time
 -- meanwhile, and the plan's node types, depth first
