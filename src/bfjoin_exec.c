@@ -37,6 +37,7 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/sortsupport.h"
@@ -64,8 +65,11 @@ struct BfJoinState
 	int			nscan;			/* all scan tuple columns */
 	int			layers;			/* at planning */
 	ExprState  *key;
+	bool		key_is_var;		/* evaluating it allocates nothing */
 	Oid			keytype;
 	Oid			keycoll;
+	int16		keylen;
+	bool		keybyval;
 	PlanState  *outer;
 	PlanState  *nl;
 	BfMaybeState *feeder;
@@ -79,7 +83,7 @@ struct BfJoinState
 	int			batch;			/* its size: BFJ_BATCH or 1 */
 	TupleTableSlot **bslots;	/* copies of the rows (batch > 1) */
 	TupleTableSlot *current;	/* the row itself (batch 1) */
-	Datum	   *bkeys;
+	Datum	   *bkeys;			/* each row's key, evaluated once */
 	bool	   *bnull;
 	bool	   *bmaybe;
 	Datum	   *pkeys;			/* the keys probed */
@@ -87,6 +91,8 @@ struct BfJoinState
 	int			nbatch;
 	int			bpos;
 	bool		outer_done;
+	MemoryContext batch_cxt;	/* the batch's keys: reset per batch */
+	MemoryContext row_cxt;		/* a key's evaluation; a sort's scratch */
 
 	/* the "maybe" rows waiting for their exact checks */
 	int			mcap;			/* room in mslots, morder, mkeys */
@@ -96,7 +102,8 @@ struct BfJoinState
 	Size		slot_bytes;		/* a slot's own memory, about */
 	TupleTableSlot **mslots;
 	int		   *morder;
-	BfSortKey  *mkeys;
+	BfSortKey  *mkeys;			/* their keys, copied (in maybe_cxt) */
+	MemoryContext maybe_cxt;
 	bool		checking;		/* the Nested Loop's rows are being returned */
 	bool		can_sort;
 	SortSupportData ssup;
@@ -191,6 +198,23 @@ bf_join_begin(CustomScanState *node, EState *estate, int eflags)
 	s->key = ExecInitExpr(key, &node->ss.ps);
 	s->keytype = exprType((Node *) key);
 	s->keycoll = exprCollation((Node *) key);
+	get_typlenbyval(s->keytype, &s->keylen, &s->keybyval);
+	s->key_is_var = IsA(key, Var) && ((Var *) key)->varattno > 0;
+
+	/*
+	 * What evaluating the keys allocates (a detoasted value, md5's result)
+	 * lives no longer than its batch; the "maybe" rows' keys are copied into
+	 * memory counted with their rows against work_mem.
+	 */
+	s->batch_cxt = AllocSetContextCreate(estate->es_query_cxt,
+										 "bloom join batch keys",
+										 ALLOCSET_DEFAULT_SIZES);
+	s->row_cxt = AllocSetContextCreate(estate->es_query_cxt,
+									   "bloom join key evaluation",
+									   ALLOCSET_DEFAULT_SIZES);
+	s->maybe_cxt = AllocSetContextCreate(estate->es_query_cxt,
+										 "bloom join maybe keys",
+										 ALLOCSET_DEFAULT_SIZES);
 
 	/* a kept row's slot and its arrays' entries, besides the row's copy */
 	s->mwant = BFJ_FIRST_CHECKS;
@@ -269,6 +293,29 @@ watch_share(BfJoinState *s, int probed, int maybes)
 }
 
 /*
+ * The key of the row in econtext's scan tuple, once per row: a column as it
+ * is (it lives as long as the batch's rows), an expression evaluated in
+ * memory reset at each row, its value copied into the batch's.
+ */
+static Datum
+eval_key(BfJoinState *s, ExprContext *econtext, bool *isnull)
+{
+	MemoryContext old;
+	Datum		key;
+
+	if (s->key_is_var)
+		return ExecEvalExpr(s->key, econtext, isnull);
+	old = MemoryContextSwitchTo(s->row_cxt);
+	key = ExecEvalExpr(s->key, econtext, isnull);
+	MemoryContextSwitchTo(s->batch_cxt);
+	if (!*isnull)
+		key = datumCopy(key, s->keybyval, s->keylen);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(s->row_cxt);
+	return key;
+}
+
+/*
  * Read the next batch of outer rows, evaluate their keys and probe them:
  * bmaybe[i] is true where row i needs its exact check.
  */
@@ -280,6 +327,7 @@ fill_batch(BfJoinState *s)
 	int			np = 0;
 
 	ResetExprContext(econtext);
+	MemoryContextReset(s->batch_cxt);
 	s->nbatch = s->bpos = 0;
 	while (n < s->batch)
 	{
@@ -296,7 +344,7 @@ fill_batch(BfJoinState *s)
 		else
 			row = s->current = slot;
 		econtext->ecxt_scantuple = row;
-		s->bkeys[n] = ExecEvalExpr(s->key, econtext, &s->bnull[n]);
+		s->bkeys[n] = eval_key(s, econtext, &s->bnull[n]);
 		n++;
 	}
 	s->nbatch = n;
@@ -361,9 +409,10 @@ cmp_sort_key(const void *a, const void *b, void *arg)
  * slots stay, for the next rows).
  */
 static bool
-keep_maybe(BfJoinState *s, TupleTableSlot *row)
+keep_maybe(BfJoinState *s, TupleTableSlot *row, Datum key)
 {
 	TupleTableSlot *copy;
+	Size		keybytes = 0;
 
 	if (s->nmaybe == s->mcap)
 	{
@@ -386,8 +435,30 @@ keep_maybe(BfJoinState *s, TupleTableSlot *row)
 		MemoryContextSwitchTo(old);
 	}
 	copy = ExecCopySlot(s->mslots[s->nmaybe], row);
+
+	/*
+	 * Its key, for the sort, kept rather than evaluated again (detoasted:
+	 * the comparisons detoast nothing, and allocate nothing in the query's
+	 * memory)
+	 */
+	if (s->can_sort)
+	{
+		MemoryContext old = MemoryContextSwitchTo(s->maybe_cxt);
+
+		if (!s->keybyval)
+		{
+			if (s->keylen == -1)
+				key = PointerGetDatum(PG_DETOAST_DATUM_COPY(key));
+			else
+				key = datumCopy(key, false, s->keylen);
+			keybytes = MAXALIGN(datumGetSize(key, false, s->keylen)) + 16;
+		}
+		MemoryContextSwitchTo(old);
+		s->mkeys[s->nmaybe].key = key;
+		s->mkeys[s->nmaybe].idx = s->nmaybe;
+	}
 	s->nmaybe++;
-	s->mbytes += s->slot_bytes +
+	s->mbytes += s->slot_bytes + keybytes +
 		MAXALIGN(((HeapTupleTableSlot *) copy)->tuple->t_len);
 	return s->nmaybe >= s->mwant ||
 		s->mbytes >= (Size) work_mem * 1024;
@@ -400,22 +471,16 @@ keep_maybe(BfJoinState *s, TupleTableSlot *row)
 static void
 start_checks(BfJoinState *s)
 {
-	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	int		   *order = NULL;
 
 	if (s->can_sort && s->nmaybe >= BFJ_SORT_MIN)
 	{
-		ResetExprContext(econtext);
-		for (int i = 0; i < s->nmaybe; i++)
-		{
-			bool		isnull;
+		MemoryContext old = MemoryContextSwitchTo(s->row_cxt);
 
-			econtext->ecxt_scantuple = s->mslots[i];
-			s->mkeys[i].key = ExecEvalExpr(s->key, econtext, &isnull);
-			s->mkeys[i].idx = i;
-		}
 		qsort_arg(s->mkeys, s->nmaybe, sizeof(BfSortKey), cmp_sort_key,
 				  &s->ssup);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(s->row_cxt);
 		for (int i = 0; i < s->nmaybe; i++)
 			s->morder[i] = s->mkeys[i].idx;
 		order = s->morder;
@@ -481,6 +546,7 @@ release_maybes(BfJoinState *s)
 		s->checks += s->feeder->pos;
 	s->nmaybe = 0;
 	s->mbytes = 0;
+	MemoryContextReset(s->maybe_cxt);
 	s->feeder->n = s->feeder->pos = 0;
 	s->checking = false;
 }
@@ -523,7 +589,7 @@ bf_join_exec(CustomScanState *node)
 					return slot;
 				continue;
 			}
-			if (keep_maybe(s, row))
+			if (keep_maybe(s, row, s->bkeys[i]))
 				start_checks(s);
 			continue;
 		}
