@@ -30,6 +30,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -362,6 +363,8 @@ bf_join_filter_open(List *leaves, Oid keytype, Oid keycoll, double rows,
 		}
 		if (l->meta.seed != f->leaves[0].meta.seed)
 			f->same_seed = false;
+		/* an index scan of each leaf, for pg_stat_user_indexes */
+		pgstat_count_index_scan(l->rel);
 		for (uint32 i = 0; i < l->meta.nlayers; i++)
 		{
 			f->copy_pages += l->meta.layers[i].npages;
