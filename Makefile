@@ -60,6 +60,8 @@ OBJS = \
 	src/bfjoin_plan.o \
 	src/bfjoin_maybe.o \
 	src/bfjoin_exec.o \
+	src/bfjoin_counts.o \
+	src/bfjoin_batch.o \
 	src/bfjoin_filter.o
 PGFILEDESC = "bloomfilter - Bloom filter data type and aggregate"
 

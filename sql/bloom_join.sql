@@ -237,6 +237,36 @@ EXPLAIN (COSTS OFF)
 SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k);
 SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
 SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+-- EXPLAIN ANALYZE's counts are of every process, the leader's and each
+-- worker's (summed through the parallel query's shared memory): the outer
+-- rows are each answered by the filter, answered for a NULL key, or checked
+-- exactly, whichever process read them and however many workers started.
+-- The processes probe one copy of the bits, in the shared memory.
+CREATE FUNCTION j_parallel_counts(q text, OUT adds_up bool, OUT shared bool)
+LANGUAGE plpgsql AS $$
+DECLARE
+    plan jsonb;
+    node jsonb;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+    node := jsonb_path_query_first(plan,
+        'strict $.** ? (@."Custom Plan Provider" like_regex "^Bloom(Anti|Semi)Join$")');
+    adds_up := (node ->> 'Rows Answered by Filter')::bigint +
+               (node ->> 'Rows with NULL Key')::bigint +
+               (node ->> 'Exact Checks')::bigint = (SELECT count(*) FROM j_incoming);
+    shared := node ? 'Filter Shared Memory';
+END
+$$;
+SELECT * FROM j_parallel_counts('SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+SELECT * FROM j_parallel_counts('SELECT * FROM j_incoming i WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+-- the workers alone, probing the leader's copy of the bits
+SET parallel_leader_participation = off;
+SELECT * FROM j_parallel_counts('SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+SELECT * FROM j_parallel_counts('SELECT * FROM j_incoming i WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+RESET parallel_leader_participation;
+DROP FUNCTION j_parallel_counts(text);
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
