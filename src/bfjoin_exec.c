@@ -2,8 +2,8 @@
  *
  * bfjoin_exec.c
  *	  The executor's side of joins that use a bloomfilter index by
- *	  themselves: batches of outer rows, probes, exact checks in key order,
- *	  and the pause when the filter does not help.  Also their EXPLAIN.
+ *	  themselves: the node, the rows it answers and those of its exact
+ *	  checks, its state shared under a Gather.
  *
  * The node reads the outer rows in batches.  With the index's bits in
  * memory, and too large for the CPU's cache, a batch is BFJ_BATCH rows,
@@ -21,7 +21,15 @@
  *
  * The node counts the share of "maybe" answers over every BFJ_WINDOW rows
  * probed; past BFJ_PAUSE_SHARE it stops probing (every row goes to the
- * exact check) for a while, longer each time it pauses again.
+ * exact check) for a while, longer each time it pauses again.  The batches,
+ * the "maybe" rows and the pause are in bfjoin_batch.c.
+ *
+ * Under a Gather the node is parallel aware: the leader opens its filter
+ * when the parallel query is set up, and where it copied the bits into its
+ * memory it moves the copy into the parallel query's dynamic shared memory,
+ * which the leader and the workers then probe (one copy, not one per
+ * process); each worker leaves its counts there for the leader's EXPLAIN
+ * (bfjoin_counts.c).
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
