@@ -31,7 +31,11 @@
 
 #include "bfjoin_state.h"
 
-/* Open the filter, and size the batches to it, at the first row. */
+/*
+ * Open the filter, and size the batches to it, at the first row (or when a
+ * parallel query is set up; again after the leader gave its shared copy
+ * back, if it runs again).
+ */
 void
 bf_join_open_filter(BfJoinState *s)
 {
@@ -60,6 +64,11 @@ bf_join_open_filter(BfJoinState *s)
 										estate->es_query_cxt);
 	s->c.opened = true;
 	s->c.unavailable = s->filter == NULL;
+	if (s->bkeys != NULL)
+	{
+		MemoryContextSwitchTo(old);
+		return;
+	}
 	s->batch = (s->filter && bf_join_filter_in_memory(s->filter) &&
 				bf_join_filter_bytes(s->filter) > BFJ_BATCH_BYTES) ? BFJ_BATCH : 1;
 	if (s->batch > 1)

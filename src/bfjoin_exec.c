@@ -388,7 +388,8 @@ bf_join_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 /*
  * A worker leaves its counts in its slot; the leader adds up the slots
  * before the Gather frees the shared memory, and no longer probes the bits
- * there (a row after this, if any, would be checked exactly).
+ * there (if it runs again, a LIMIT's rescan after its early shutdown, it
+ * opens its filter again).
  */
 static void
 bf_join_shutdown(CustomScanState *node)
@@ -405,10 +406,13 @@ bf_join_shutdown(CustomScanState *node)
 		return;
 	}
 	bf_join_shared_collect(s->shared, &s->workers);
-	if (s->bits_shared && s->filter)
+	if (s->bits_shared)
 	{
-		bf_join_filter_close(s->filter);
+		if (s->filter)
+			bf_join_filter_close(s->filter);
 		s->filter = NULL;
+		s->bits_shared = false;
+		s->opened = false;
 	}
 	s->shared = NULL;
 }
