@@ -206,6 +206,7 @@ extern void bf_join_filter_probe(BfJoinFilter *f, const Datum *keys, int n,
 extern bool bf_join_filter_in_memory(const BfJoinFilter *f);
 extern Size bf_join_filter_bytes(const BfJoinFilter *f);
 extern void bf_join_filter_close(BfJoinFilter *f);
+extern void bf_join_filter_copy_for(BfJoinFilter *f, double rows);
 extern Size bf_join_filter_share_size(const BfJoinFilter *f);
 extern void bf_join_filter_share(BfJoinFilter *f, char *dst);
 extern BfJoinFilter *bf_join_filter_attach(const char *src, Oid keytype,

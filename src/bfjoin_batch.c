@@ -32,9 +32,8 @@
 #include "bfjoin_state.h"
 
 /*
- * Open the filter, and size the batches to it, at the first row (or when a
- * parallel query is set up; again after the leader gave its shared copy
- * back, if it runs again).
+ * Open the filter at the first row (or when a parallel query is set up;
+ * again after the leader gave its shared copy back, if it runs again).
  */
 void
 bf_join_open_filter(BfJoinState *s)
@@ -64,11 +63,15 @@ bf_join_open_filter(BfJoinState *s)
 										estate->es_query_cxt);
 	s->c.opened = true;
 	s->c.unavailable = s->filter == NULL;
-	if (s->bkeys != NULL)
-	{
-		MemoryContextSwitchTo(old);
-		return;
-	}
+	MemoryContextSwitchTo(old);
+}
+
+/* Size the batches to the filter, and make their arrays, at the first row. */
+void
+bf_join_size_batches(BfJoinState *s)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+
 	s->batch = (s->filter && bf_join_filter_in_memory(s->filter) &&
 				bf_join_filter_bytes(s->filter) > BFJ_BATCH_BYTES) ? BFJ_BATCH : 1;
 	if (s->batch > 1)

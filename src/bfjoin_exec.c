@@ -226,6 +226,8 @@ bf_join_exec(CustomScanState *node)
 
 	if (!s->opened)
 		bf_join_open_filter(s);
+	if (s->bkeys == NULL)
+		bf_join_size_batches(s);
 
 	for (;;)
 	{
@@ -342,8 +344,15 @@ bf_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 
 	if (!s->opened)
 		bf_join_open_filter(s);
-	s->share_bytes = s->filter && !s->bits_shared ?
-		bf_join_filter_share_size(s->filter) : 0;
+	if (s->filter && !s->bits_shared)
+	{
+		/* the bits every process would read, copied once (within budget) */
+		bf_join_filter_copy_for(s->filter, s->outer->plan->plan_rows *
+								(pcxt->nworkers + 1));
+		s->share_bytes = bf_join_filter_share_size(s->filter);
+	}
+	else
+		s->share_bytes = 0;
 	return bf_join_shared_size(pcxt->nworkers, s->share_bytes);
 }
 

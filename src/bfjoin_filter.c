@@ -495,6 +495,24 @@ bf_join_filter_close(BfJoinFilter *f)
 }
 
 /*
+ * For a parallel query: copy the bits now where the rows of every process
+ * together read about as many pages as they hold (each process would
+ * otherwise read them page by page, or copy them, on its own).
+ */
+void
+bf_join_filter_copy_for(BfJoinFilter *f, double rows)
+{
+	uint32		layers = 0;
+
+	if (f->copied || f->copy_pages == 0)
+		return;
+	for (int n = 0; n < f->nleaves; n++)
+		layers += f->leaves[n].meta.nlayers;
+	if (rows * Max(layers, 1) >= (double) f->copy_pages)
+		filter_copy(f);
+}
+
+/*
  * A copy of the bits in a parallel query's shared memory, which the leader
  * and its workers probe (one copy for the query, not one per process):
  * the number of leaves, then each leaf's metapage and its layers' bits,

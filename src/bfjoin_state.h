@@ -97,6 +97,7 @@ struct BfJoinState
 
 /* bfjoin_batch.c */
 extern void bf_join_open_filter(BfJoinState *s);
+extern void bf_join_size_batches(BfJoinState *s);
 extern void bf_join_fill_batch(BfJoinState *s);
 extern bool bf_join_keep_maybe(BfJoinState *s, TupleTableSlot *row, Datum key);
 extern void bf_join_start_checks(BfJoinState *s);
