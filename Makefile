@@ -60,6 +60,8 @@ OBJS = \
 	src/bfjoin_plan.o \
 	src/bfjoin_maybe.o \
 	src/bfjoin_exec.o \
+	src/bfjoin_counts.o \
+	src/bfjoin_batch.o \
 	src/bfjoin_filter.o
 PGFILEDESC = "bloomfilter - Bloom filter data type and aggregate"
 
@@ -103,7 +105,8 @@ REGRESS = \
 	bloom_index_checks \
 	bloom_index_pending \
 	bloom_index_maintenance \
-	bloom_join
+	bloom_join \
+	bloom_index_stats
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src

@@ -181,6 +181,53 @@ WHERE name IN ('ExecutorState', 'bloom join key hashes');
 COMMIT;
 DROP TABLE j_num_orders, j_num_incoming;
 
+-- an expression key is evaluated once per outer row, in memory freed at
+-- each row and batch, and a "maybe" row keeps its key: over TOASTed bodies
+-- of 96 kB, md5(body) allocates a detoasted copy per row, yet the query's
+-- memory with the node is the plain plan's plus at most work_mem (it grew
+-- by every body read, 40 MB here, when the key was evaluated in the
+-- query's memory)
+CREATE TABLE j_docs (id int, body text);
+INSERT INTO j_docs SELECT g, repeat(md5(g::text), 3000) FROM generate_series(1, 200) g;
+CREATE INDEX ON j_docs (md5(body));
+CREATE INDEX j_docs_bf ON j_docs USING bloomfilter (md5(body));
+CREATE TABLE j_new (id int, body text);
+INSERT INTO j_new SELECT g, repeat(md5(g::text), 3000) FROM generate_series(101, 500) g;
+VACUUM ANALYZE j_docs;
+VACUUM ANALYZE j_new;
+-- the backend's memory in use with the query's cursor past all but one row
+CREATE FUNCTION j_cursor_memory(q text, filter bool) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    c refcursor;
+    used bigint;
+BEGIN
+    PERFORM set_config('bloomfilter.join_filter', filter::text, true);
+    OPEN c FOR EXECUTE q;
+    MOVE FORWARD 399 FROM c;
+    SELECT sum(used_bytes) INTO used FROM pg_backend_memory_contexts;
+    CLOSE c;
+    PERFORM set_config('bloomfilter.join_filter', 'on', true);
+    RETURN used;
+END
+$$;
+BEGIN;
+SET LOCAL work_mem = '1MB';
+SET LOCAL cursor_tuple_fraction = 1.0;
+SET LOCAL enable_hashjoin = off;
+SET LOCAL enable_mergejoin = off;
+SELECT j_uses('SELECT id FROM j_new n WHERE NOT EXISTS (SELECT 1 FROM j_docs d WHERE md5(d.body) = md5(n.body))');
+SELECT j_uses('SELECT id FROM j_new n WHERE EXISTS (SELECT 1 FROM j_docs d WHERE md5(d.body) = md5(n.body))');
+SELECT j_cursor_memory(q, true) - j_cursor_memory(q, false) < 1024 * 1024 + 512 * 1024 AS within_work_mem
+FROM (VALUES ('SELECT id FROM j_new n WHERE NOT EXISTS (SELECT 1 FROM j_docs d WHERE md5(d.body) = md5(n.body))'),
+             ('SELECT id FROM j_new n WHERE EXISTS (SELECT 1 FROM j_docs d WHERE md5(d.body) = md5(n.body))'),
+             ('SELECT id FROM j_new n WHERE NOT EXISTS (SELECT 1 FROM j_docs d WHERE md5(d.body) = md5(n.body || ''''))')) v(q);
+SELECT * FROM j_check('SELECT id FROM j_new n WHERE NOT EXISTS (SELECT 1 FROM j_docs d WHERE md5(d.body) = md5(n.body))');
+SELECT * FROM j_check('SELECT id FROM j_new n WHERE EXISTS (SELECT 1 FROM j_docs d WHERE md5(d.body) = md5(n.body))');
+COMMIT;
+DROP FUNCTION j_cursor_memory(text, bool);
+DROP TABLE j_docs, j_new;
+
 -- under a Gather each worker runs the node over its share of the outer rows
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -190,6 +237,36 @@ EXPLAIN (COSTS OFF)
 SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k);
 SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
 SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+-- EXPLAIN ANALYZE's counts are of every process, the leader's and each
+-- worker's (summed through the parallel query's shared memory): the outer
+-- rows are each answered by the filter, answered for a NULL key, or checked
+-- exactly, whichever process read them and however many workers started.
+-- The processes probe one copy of the bits, in the shared memory.
+CREATE FUNCTION j_parallel_counts(q text, OUT adds_up bool, OUT shared bool)
+LANGUAGE plpgsql AS $$
+DECLARE
+    plan jsonb;
+    node jsonb;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+    node := jsonb_path_query_first(plan,
+        'strict $.** ? (@."Custom Plan Provider" like_regex "^Bloom(Anti|Semi)Join$")');
+    adds_up := (node ->> 'Rows Answered by Filter')::bigint +
+               (node ->> 'Rows with NULL Key')::bigint +
+               (node ->> 'Exact Checks')::bigint = (SELECT count(*) FROM j_incoming);
+    shared := node ? 'Filter Shared Memory';
+END
+$$;
+SELECT * FROM j_parallel_counts('SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+SELECT * FROM j_parallel_counts('SELECT * FROM j_incoming i WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+-- the workers alone, probing the leader's copy of the bits
+SET parallel_leader_participation = off;
+SELECT * FROM j_parallel_counts('SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+SELECT * FROM j_parallel_counts('SELECT * FROM j_incoming i WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+SELECT * FROM j_check('SELECT * FROM j_incoming i WHERE EXISTS (SELECT 1 FROM j_orders o WHERE o.k = i.k)');
+RESET parallel_leader_participation;
+DROP FUNCTION j_parallel_counts(text);
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

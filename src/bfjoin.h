@@ -136,13 +136,54 @@ extern const CustomScanMethods bf_join_maybe_scan_methods;
 extern Node *bf_join_maybe_create_state(CustomScan *cscan);
 extern bool bf_join_is_maybe_state(PlanState *ps);
 
-/* bfjoin_exec.c (with the node's EXPLAIN lines) */
+/* bfjoin_exec.c */
 typedef struct BfJoinState BfJoinState;
 extern const CustomScanMethods bf_join_anti_scan_methods;
 extern const CustomScanMethods bf_join_semi_scan_methods;
 extern Node *bf_join_create_state(CustomScan *cscan);
-extern void bf_join_explain(CustomScanState *node, List *ancestors,
-							struct ExplainState *es);
+
+/*
+ * bfjoin_counts.c: what the filter's node did, for EXPLAIN ANALYZE: one
+ * process's counts, and under a Gather every worker's, summed through the
+ * parallel query's dynamic shared memory (BfJoinShared).
+ */
+typedef struct BfJoinCounts
+{
+	bool		opened;			/* the node looked for its filter */
+	bool		unavailable;	/* and had none: every row checked exactly */
+	uint64		rows_in;
+	uint64		answered;		/* by the filter alone */
+	uint64		null_keys;
+	uint64		checks;			/* rows given to the exact check */
+	uint64		check_rows;		/* rows the Nested Loop returned */
+	uint64		pauses;
+	uint64		paused_rows;	/* rows not probed during pauses */
+	uint64		sorted_runs;
+	uint64		batches;		/* of exact checks */
+	uint64		peak_bytes;		/* the most "maybe" rows kept at once */
+	uint64		shared_bytes;	/* the bits in shared memory (leader) */
+} BfJoinCounts;
+
+/*
+ * A parallel query's shared state of one filter node: a slot of counts per
+ * worker (each writes its own when it shuts the node down), then the copy
+ * of the filter's bits that every process probes, at bits_off from the
+ * start (0: none; each process reads the index itself).
+ */
+typedef struct BfJoinShared
+{
+	Size		bits_off;
+	int			nworkers;
+	BfJoinCounts workers[FLEXIBLE_ARRAY_MEMBER];
+} BfJoinShared;
+
+extern Size bf_join_shared_size(int nworkers, Size bits);
+extern void bf_join_shared_init(BfJoinShared *sh, int nworkers, Size bits);
+extern void bf_join_shared_collect(BfJoinShared *sh, BfJoinCounts *sum);
+extern void bf_join_counts_add(BfJoinCounts *to, const BfJoinCounts *from);
+extern void bf_join_explain_counts(Oid indexoid, JoinType jointype,
+								   const BfJoinCounts *c,
+								   struct ExplainState *es);
 
 /*
  * bfjoin_filter.c: the bits of an index's leaves, for a join node.  A filter
@@ -165,5 +206,10 @@ extern void bf_join_filter_probe(BfJoinFilter *f, const Datum *keys, int n,
 extern bool bf_join_filter_in_memory(const BfJoinFilter *f);
 extern Size bf_join_filter_bytes(const BfJoinFilter *f);
 extern void bf_join_filter_close(BfJoinFilter *f);
+extern void bf_join_filter_copy_for(BfJoinFilter *f, double rows);
+extern Size bf_join_filter_share_size(const BfJoinFilter *f);
+extern void bf_join_filter_share(BfJoinFilter *f, char *dst);
+extern BfJoinFilter *bf_join_filter_attach(const char *src, Oid keytype,
+										   Oid keycoll, MemoryContext cxt);
 
 #endif							/* BFJOIN_H */

@@ -2,8 +2,8 @@
  *
  * bfjoin_exec.c
  *	  The executor's side of joins that use a bloomfilter index by
- *	  themselves: batches of outer rows, probes, exact checks in key order,
- *	  and the pause when the filter does not help.  Also their EXPLAIN.
+ *	  themselves: the node, the rows it answers and those of its exact
+ *	  checks, its state shared under a Gather.
  *
  * The node reads the outer rows in batches.  With the index's bits in
  * memory, and too large for the CPU's cache, a batch is BFJ_BATCH rows,
@@ -21,7 +21,15 @@
  *
  * The node counts the share of "maybe" answers over every BFJ_WINDOW rows
  * probed; past BFJ_PAUSE_SHARE it stops probing (every row goes to the
- * exact check) for a while, longer each time it pauses again.
+ * exact check) for a while, longer each time it pauses again.  The batches,
+ * the "maybe" rows and the pause are in bfjoin_batch.c.
+ *
+ * Under a Gather the node is parallel aware: the leader opens its filter
+ * when the parallel query is set up, and where it copied the bits into its
+ * memory it moves the copy into the parallel query's dynamic shared memory,
+ * which the leader and the workers then probe (one copy, not one per
+ * process); each worker leaves its counts there for the leader's EXPLAIN
+ * (bfjoin_counts.c).
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -32,11 +40,13 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/sortsupport.h"
@@ -45,85 +55,23 @@
 #include "commands/explain_format.h"
 #endif
 
-#include "bfjoin.h"
+#include "bfjoin_state.h"
 
-/* a "maybe" row's key, for sorting */
-typedef struct BfSortKey
-{
-	Datum		key;
-	int			idx;
-} BfSortKey;
-
-struct BfJoinState
-{
-	CustomScanState css;
-	JoinType	jointype;
-	Oid			indexoid;
-	List	   *leaves;			/* the leaf indexes probed, from the plan */
-	int			nouter;			/* scan tuple columns from the outer plan */
-	int			nscan;			/* all scan tuple columns */
-	int			layers;			/* at planning */
-	ExprState  *key;
-	Oid			keytype;
-	Oid			keycoll;
-	PlanState  *outer;
-	PlanState  *nl;
-	BfMaybeState *feeder;
-	TupleDesc	outerdesc;
-
-	/* the filter, opened at the first row */
-	bool		opened;
-	BfJoinFilter *filter;
-
-	/* the batch of outer rows being answered */
-	int			batch;			/* its size: BFJ_BATCH or 1 */
-	TupleTableSlot **bslots;	/* copies of the rows (batch > 1) */
-	TupleTableSlot *current;	/* the row itself (batch 1) */
-	Datum	   *bkeys;
-	bool	   *bnull;
-	bool	   *bmaybe;
-	Datum	   *pkeys;			/* the keys probed */
-	bool	   *pmaybe;
-	int			nbatch;
-	int			bpos;
-	bool		outer_done;
-
-	/* the "maybe" rows waiting for their exact checks */
-	int			mcap;			/* room in mslots, morder, mkeys */
-	int			nmaybe;
-	int			mwant;			/* rows kept before the next checks */
-	Size		mbytes;			/* the kept rows' copies, about */
-	Size		slot_bytes;		/* a slot's own memory, about */
-	TupleTableSlot **mslots;
-	int		   *morder;
-	BfSortKey  *mkeys;
-	bool		checking;		/* the Nested Loop's rows are being returned */
-	bool		can_sort;
-	SortSupportData ssup;
-
-	/* the pause */
-	uint64		window_rows;
-	uint64		window_maybe;
-	uint64		pause_left;
-	uint64		pause_next;
-
-	/* for EXPLAIN ANALYZE */
-	uint64		rows_in;
-	uint64		answered;		/* by the filter alone */
-	uint64		null_keys;
-	uint64		checks;			/* rows given to the exact check */
-	uint64		check_rows;		/* rows the Nested Loop returned */
-	uint64		pauses;
-	uint64		paused_rows;	/* rows not probed during pauses */
-	uint64		sorted_runs;
-	uint64		batches;		/* of exact checks */
-	Size		peak_bytes;		/* the most "maybe" rows kept at once */
-};
 
 static void bf_join_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *bf_join_exec(CustomScanState *node);
 static void bf_join_end(CustomScanState *node);
 static void bf_join_rescan(CustomScanState *node);
+static void bf_join_explain(CustomScanState *node, List *ancestors,
+							ExplainState *es);
+static Size bf_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void bf_join_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+							 void *coordinate);
+static void bf_join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+							   void *coordinate);
+static void bf_join_init_worker(CustomScanState *node, shm_toc *toc,
+								void *coordinate);
+static void bf_join_shutdown(CustomScanState *node);
 
 static const CustomExecMethods bf_join_exec_methods = {
 	.CustomName = "BloomFilterJoin",
@@ -131,6 +79,11 @@ static const CustomExecMethods bf_join_exec_methods = {
 	.ExecCustomScan = bf_join_exec,
 	.EndCustomScan = bf_join_end,
 	.ReScanCustomScan = bf_join_rescan,
+	.EstimateDSMCustomScan = bf_join_estimate_dsm,
+	.InitializeDSMCustomScan = bf_join_init_dsm,
+	.ReInitializeDSMCustomScan = bf_join_reinit_dsm,
+	.InitializeWorkerCustomScan = bf_join_init_worker,
+	.ShutdownCustomScan = bf_join_shutdown,
 	.ExplainCustomScan = bf_join_explain,
 };
 
@@ -191,6 +144,23 @@ bf_join_begin(CustomScanState *node, EState *estate, int eflags)
 	s->key = ExecInitExpr(key, &node->ss.ps);
 	s->keytype = exprType((Node *) key);
 	s->keycoll = exprCollation((Node *) key);
+	get_typlenbyval(s->keytype, &s->keylen, &s->keybyval);
+	s->key_is_var = IsA(key, Var) && ((Var *) key)->varattno > 0;
+
+	/*
+	 * What evaluating the keys allocates (a detoasted value, md5's result)
+	 * lives no longer than its batch; the "maybe" rows' keys are copied into
+	 * memory counted with their rows against work_mem.
+	 */
+	s->batch_cxt = AllocSetContextCreate(estate->es_query_cxt,
+										 "bloom join batch keys",
+										 ALLOCSET_DEFAULT_SIZES);
+	s->row_cxt = AllocSetContextCreate(estate->es_query_cxt,
+									   "bloom join key evaluation",
+									   ALLOCSET_DEFAULT_SIZES);
+	s->maybe_cxt = AllocSetContextCreate(estate->es_query_cxt,
+										 "bloom join maybe keys",
+										 ALLOCSET_DEFAULT_SIZES);
 
 	/* a kept row's slot and its arrays' entries, besides the row's copy */
 	s->mwant = BFJ_FIRST_CHECKS;
@@ -211,225 +181,6 @@ bf_join_begin(CustomScanState *node, EState *estate, int eflags)
 		s->can_sort = true;
 	}
 	s->pause_next = BFJ_PAUSE_MIN;
-}
-
-/* Open the filter, and size the batches to it, at the first row. */
-static void
-open_filter(BfJoinState *s)
-{
-	EState	   *estate = s->css.ss.ps.state;
-	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
-
-	/*
-	 * With bloomfilter.join_filter off since the plan was made (a prepared
-	 * statement's), every row is checked exactly: the setting is the way
-	 * out of the filter, even for plans already made.
-	 */
-	s->opened = true;
-	s->filter = !bf_join_filter_enabled ? NULL :
-		bf_join_filter_open(s->leaves, s->keytype, s->keycoll,
-							s->outer->plan->plan_rows, estate->es_query_cxt);
-	s->batch = (s->filter && bf_join_filter_in_memory(s->filter) &&
-				bf_join_filter_bytes(s->filter) > BFJ_BATCH_BYTES) ? BFJ_BATCH : 1;
-	if (s->batch > 1)
-	{
-		s->bslots = palloc(s->batch * sizeof(TupleTableSlot *));
-		for (int i = 0; i < s->batch; i++)
-			s->bslots[i] = MakeSingleTupleTableSlot(s->outerdesc, &TTSOpsHeapTuple);
-	}
-	s->bkeys = palloc(s->batch * sizeof(Datum));
-	s->bnull = palloc(s->batch * sizeof(bool));
-	s->bmaybe = palloc(s->batch * sizeof(bool));
-	s->pkeys = palloc(s->batch * sizeof(Datum));
-	s->pmaybe = palloc(s->batch * sizeof(bool));
-	s->mcap = BFJ_FIRST_CHECKS;
-	s->mslots = palloc0(s->mcap * sizeof(TupleTableSlot *));
-	s->morder = palloc(s->mcap * sizeof(int));
-	s->mkeys = palloc(s->mcap * sizeof(BfSortKey));
-	MemoryContextSwitchTo(old);
-}
-
-/* Note the share of "maybe" answers; pause the filter where it is high. */
-static void
-watch_share(BfJoinState *s, int probed, int maybes)
-{
-	s->window_rows += probed;
-	s->window_maybe += maybes;
-	if (s->window_rows < BFJ_WINDOW)
-		return;
-	if (s->window_maybe > BFJ_PAUSE_SHARE * s->window_rows)
-	{
-		s->pauses++;
-		s->pause_left = s->pause_next;
-		s->pause_next = Min(s->pause_next * 2, BFJ_PAUSE_MAX);
-	}
-	else
-		s->pause_next = BFJ_PAUSE_MIN;
-	s->window_rows = s->window_maybe = 0;
-}
-
-/*
- * Read the next batch of outer rows, evaluate their keys and probe them:
- * bmaybe[i] is true where row i needs its exact check.
- */
-static void
-fill_batch(BfJoinState *s)
-{
-	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-	int			n = 0;
-	int			np = 0;
-
-	ResetExprContext(econtext);
-	s->nbatch = s->bpos = 0;
-	while (n < s->batch)
-	{
-		TupleTableSlot *slot = ExecProcNode(s->outer);
-		TupleTableSlot *row;
-
-		if (TupIsNull(slot))
-		{
-			s->outer_done = true;
-			break;
-		}
-		if (s->batch > 1)
-			row = ExecCopySlot(s->bslots[n], slot);
-		else
-			row = s->current = slot;
-		econtext->ecxt_scantuple = row;
-		s->bkeys[n] = ExecEvalExpr(s->key, econtext, &s->bnull[n]);
-		n++;
-	}
-	s->nbatch = n;
-	s->rows_in += n;
-
-	for (int i = 0; i < n; i++)
-	{
-		if (s->bnull[i])
-		{
-			s->bmaybe[i] = false;
-			s->null_keys++;
-		}
-		else if (s->filter == NULL || s->pause_left > 0)
-			s->bmaybe[i] = true;
-		else
-			s->pkeys[np++] = s->bkeys[i];
-	}
-	if (np > 0)
-	{
-		int			maybes = 0;
-		int			j = 0;
-
-		bf_join_filter_probe(s->filter, s->pkeys, np, s->pmaybe);
-		for (int i = 0; i < n; i++)
-		{
-			if (s->bnull[i])
-				continue;
-			s->bmaybe[i] = s->pmaybe[j++];
-			if (s->bmaybe[i])
-				maybes++;
-			else
-				s->answered++;
-		}
-		watch_share(s, np, maybes);
-	}
-	else if (s->pause_left > 0 && s->filter != NULL)
-	{
-		for (int i = 0; i < n; i++)
-			if (!s->bnull[i])
-			{
-				s->paused_rows++;
-				if (s->pause_left > 0)
-					s->pause_left--;
-			}
-	}
-}
-
-static int
-cmp_sort_key(const void *a, const void *b, void *arg)
-{
-	const BfSortKey *x = a;
-	const BfSortKey *y = b;
-	int			c = ApplySortComparator(x->key, false, y->key, false,
-										(SortSupport) arg);
-
-	return c != 0 ? c : (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-/*
- * Keep a "maybe" row for its exact check; true when enough are kept: the
- * count asked for, or work_mem of copies (slots and arrays included: the
- * slots stay, for the next rows).
- */
-static bool
-keep_maybe(BfJoinState *s, TupleTableSlot *row)
-{
-	TupleTableSlot *copy;
-
-	if (s->nmaybe == s->mcap)
-	{
-		MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
-		int			cap = s->mcap * 2;
-
-		s->mslots = repalloc(s->mslots, cap * sizeof(TupleTableSlot *));
-		memset(s->mslots + s->mcap, 0, s->mcap * sizeof(TupleTableSlot *));
-		s->morder = repalloc(s->morder, cap * sizeof(int));
-		s->mkeys = repalloc(s->mkeys, cap * sizeof(BfSortKey));
-		s->mcap = cap;
-		MemoryContextSwitchTo(old);
-	}
-	if (s->mslots[s->nmaybe] == NULL)
-	{
-		MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
-
-		s->mslots[s->nmaybe] = MakeSingleTupleTableSlot(s->outerdesc,
-														&TTSOpsHeapTuple);
-		MemoryContextSwitchTo(old);
-	}
-	copy = ExecCopySlot(s->mslots[s->nmaybe], row);
-	s->nmaybe++;
-	s->mbytes += s->slot_bytes +
-		MAXALIGN(((HeapTupleTableSlot *) copy)->tuple->t_len);
-	return s->nmaybe >= s->mwant ||
-		s->mbytes >= (Size) work_mem * 1024;
-}
-
-/*
- * Give the kept "maybe" rows to the Nested Loop, in key order when there
- * are many of them.
- */
-static void
-start_checks(BfJoinState *s)
-{
-	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-	int		   *order = NULL;
-
-	if (s->can_sort && s->nmaybe >= BFJ_SORT_MIN)
-	{
-		ResetExprContext(econtext);
-		for (int i = 0; i < s->nmaybe; i++)
-		{
-			bool		isnull;
-
-			econtext->ecxt_scantuple = s->mslots[i];
-			s->mkeys[i].key = ExecEvalExpr(s->key, econtext, &isnull);
-			s->mkeys[i].idx = i;
-		}
-		qsort_arg(s->mkeys, s->nmaybe, sizeof(BfSortKey), cmp_sort_key,
-				  &s->ssup);
-		for (int i = 0; i < s->nmaybe; i++)
-			s->morder[i] = s->mkeys[i].idx;
-		order = s->morder;
-		s->sorted_runs++;
-	}
-	s->feeder->slots = s->mslots;
-	s->feeder->order = order;
-	s->feeder->n = s->nmaybe;
-	s->feeder->pos = 0;
-	s->checking = true;
-	s->batches++;
-	s->peak_bytes = Max(s->peak_bytes, s->mbytes);
-	if (s->mbytes < (Size) work_mem * 1024 && s->mwant <= INT_MAX / 2)
-		s->mwant *= 2;
 }
 
 /*
@@ -468,30 +219,15 @@ emit(BfJoinState *s, TupleTableSlot *src)
 	return src;
 }
 
-/*
- * Let the kept rows go, once the Nested Loop is done with them (or the node
- * is rescanned); the exact checks counted are of the rows it took.
- */
-static void
-release_maybes(BfJoinState *s)
-{
-	for (int i = 0; i < s->nmaybe; i++)
-		ExecClearTuple(s->mslots[i]);
-	if (s->checking)
-		s->checks += s->feeder->pos;
-	s->nmaybe = 0;
-	s->mbytes = 0;
-	s->feeder->n = s->feeder->pos = 0;
-	s->checking = false;
-}
-
 static TupleTableSlot *
 bf_join_exec(CustomScanState *node)
 {
 	BfJoinState *s = (BfJoinState *) node;
 
 	if (!s->opened)
-		open_filter(s);
+		bf_join_open_filter(s);
+	if (s->bkeys == NULL)
+		bf_join_size_batches(s);
 
 	for (;;)
 	{
@@ -503,12 +239,12 @@ bf_join_exec(CustomScanState *node)
 			slot = ExecProcNode(s->nl);
 			if (!TupIsNull(slot))
 			{
-				s->check_rows++;
+				s->c.check_rows++;
 				if ((slot = emit(s, slot)) != NULL)
 					return slot;
 				continue;
 			}
-			release_maybes(s);
+			bf_join_release_maybes(s);
 			continue;
 		}
 		if (s->bpos < s->nbatch)
@@ -523,20 +259,20 @@ bf_join_exec(CustomScanState *node)
 					return slot;
 				continue;
 			}
-			if (keep_maybe(s, row))
-				start_checks(s);
+			if (bf_join_keep_maybe(s, row, s->bkeys[i]))
+				bf_join_start_checks(s);
 			continue;
 		}
 		if (s->outer_done)
 		{
 			if (s->nmaybe > 0)
 			{
-				start_checks(s);
+				bf_join_start_checks(s);
 				continue;
 			}
 			return NULL;
 		}
-		fill_batch(s);
+		bf_join_fill_batch(s);
 	}
 }
 
@@ -571,7 +307,7 @@ bf_join_rescan(CustomScanState *node)
 	PlanState  *children[2] = {s->outer, s->nl};
 
 	if (s->mslots)
-		release_maybes(s);
+		bf_join_release_maybes(s);
 	s->mwant = BFJ_FIRST_CHECKS;
 	s->nbatch = s->bpos = 0;
 	s->outer_done = false;
@@ -585,49 +321,120 @@ bf_join_rescan(CustomScanState *node)
 	}
 }
 
-/* --- EXPLAIN --- */
+/* --- under a Gather --- */
+
+/* This process's counts, with the exact checks under way. */
+static void
+own_counts(BfJoinState *s, BfJoinCounts *c)
+{
+	*c = s->c;
+	if (s->checking)
+		c->checks += s->feeder->pos;
+}
 
 /*
- * The index probed; with ANALYZE, the rows the filter answered alone, the
- * exact checks (the rows the Nested Loop took: under a LIMIT, not those
- * kept and never checked) and how many found no row (false positives, or
- * rows whose keys are in the index but not visible), the batches of checks
- * and the most memory their rows took at once, and the pauses.  Under a
- * Gather, the leader's own counts.
+ * The shared state: the workers' counts, and the bits when the leader's
+ * filter copied them (the leader opens its filter now, before its first
+ * row, to know).
  */
-void
+static Size
+bf_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	BfJoinState *s = (BfJoinState *) node;
+
+	if (!s->opened)
+		bf_join_open_filter(s);
+	if (s->filter && !s->bits_shared)
+	{
+		/* the bits every process would read, copied once (within budget) */
+		bf_join_filter_copy_for(s->filter, s->outer->plan->plan_rows *
+								(pcxt->nworkers + 1));
+		s->share_bytes = bf_join_filter_share_size(s->filter);
+	}
+	else
+		s->share_bytes = 0;
+	return bf_join_shared_size(pcxt->nworkers, s->share_bytes);
+}
+
+/*
+ * The leader moves its copy of the bits into the shared memory: the workers
+ * probe it there rather than each copy the index into its own memory, and
+ * the leader probes it too, so that the query holds one copy.
+ */
+static void
+bf_join_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+				 void *coordinate)
+{
+	BfJoinState *s = (BfJoinState *) node;
+	BfJoinShared *sh = (BfJoinShared *) coordinate;
+
+	bf_join_shared_init(sh, pcxt->nworkers, s->share_bytes);
+	if (s->share_bytes > 0)
+	{
+		bf_join_filter_share(s->filter, (char *) sh + sh->bits_off);
+		s->bits_shared = true;
+		s->c.shared_bytes = s->share_bytes;
+	}
+	s->shared = sh;
+}
+
+/* The workers start again: their counts so far are the leader's to keep. */
+static void
+bf_join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+				   void *coordinate)
+{
+	BfJoinState *s = (BfJoinState *) node;
+
+	bf_join_shared_collect((BfJoinShared *) coordinate, &s->workers);
+}
+
+static void
+bf_join_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	((BfJoinState *) node)->shared = (BfJoinShared *) coordinate;
+}
+
+/*
+ * A worker leaves its counts in its slot; the leader adds up the slots
+ * before the Gather frees the shared memory, and no longer probes the bits
+ * there (if it runs again, a LIMIT's rescan after its early shutdown, it
+ * opens its filter again).
+ */
+static void
+bf_join_shutdown(CustomScanState *node)
+{
+	BfJoinState *s = (BfJoinState *) node;
+
+	if (s->shared == NULL)
+		return;
+	if (IsParallelWorker())
+	{
+		if (ParallelWorkerNumber >= 0 &&
+			ParallelWorkerNumber < s->shared->nworkers)
+			own_counts(s, &s->shared->workers[ParallelWorkerNumber]);
+		return;
+	}
+	bf_join_shared_collect(s->shared, &s->workers);
+	if (s->bits_shared)
+	{
+		if (s->filter)
+			bf_join_filter_close(s->filter);
+		s->filter = NULL;
+		s->bits_shared = false;
+		s->opened = false;
+	}
+	s->shared = NULL;
+}
+
+/* --- EXPLAIN --- */
+
+static void
 bf_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	BfJoinState *s = (BfJoinState *) node;
-	char	   *name = get_rel_name(s->indexoid);
-	uint64		checks = s->checks + (s->checking ? s->feeder->pos : 0);
+	BfJoinCounts c;
 
-	ExplainPropertyText("Bloom Filter", name ? name : "(dropped index)", es);
-	if (!es->analyze || !s->opened)
-		return;
-	if (s->filter == NULL)
-		ExplainPropertyText("Filter Unavailable",
-							"every row checked exactly", es);
-	ExplainPropertyInteger("Rows Answered by Filter", NULL,
-						   (int64) s->answered, es);
-	if (s->null_keys > 0 || es->format != EXPLAIN_FORMAT_TEXT)
-		ExplainPropertyInteger("Rows with NULL Key", NULL,
-							   (int64) s->null_keys, es);
-	ExplainPropertyInteger("Exact Checks", NULL, (int64) checks, es);
-	ExplainPropertyInteger("Exact Checks Finding No Row", NULL,
-						   (int64) (s->jointype == JOIN_ANTI ? s->check_rows :
-									checks - s->check_rows), es);
-	if (s->batches > 0 || es->format != EXPLAIN_FORMAT_TEXT)
-	{
-		ExplainPropertyInteger("Exact Check Batches", NULL,
-							   (int64) s->batches, es);
-		ExplainPropertyInteger("Maybe Rows Memory", "kB",
-							   (int64) ((s->peak_bytes + 1023) / 1024), es);
-	}
-	if (s->pauses > 0 || es->format != EXPLAIN_FORMAT_TEXT)
-	{
-		ExplainPropertyInteger("Filter Pauses", NULL, (int64) s->pauses, es);
-		ExplainPropertyInteger("Rows Not Probed", NULL,
-							   (int64) s->paused_rows, es);
-	}
+	own_counts(s, &c);
+	bf_join_counts_add(&c, &s->workers);
+	bf_join_explain_counts(s->indexoid, s->jointype, &c, es);
 }

@@ -30,6 +30,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -362,6 +363,8 @@ bf_join_filter_open(List *leaves, Oid keytype, Oid keycoll, double rows,
 		}
 		if (l->meta.seed != f->leaves[0].meta.seed)
 			f->same_seed = false;
+		/* an index scan of each leaf, for pg_stat_user_indexes */
+		pgstat_count_index_scan(l->rel);
 		for (uint32 i = 0; i < l->meta.nlayers; i++)
 		{
 			f->copy_pages += l->meta.layers[i].npages;
@@ -489,4 +492,129 @@ bf_join_filter_close(BfJoinFilter *f)
 		f->leaves[n].rel = NULL;
 	}
 	f->nleaves = 0;
+}
+
+/*
+ * For a parallel query: copy the bits now where the rows of every process
+ * together read about as many pages as they hold (each process would
+ * otherwise read them page by page, or copy them, on its own).
+ */
+void
+bf_join_filter_copy_for(BfJoinFilter *f, double rows)
+{
+	uint32		layers = 0;
+
+	if (f->copied || f->copy_pages == 0)
+		return;
+	for (int n = 0; n < f->nleaves; n++)
+		layers += f->leaves[n].meta.nlayers;
+	if (rows * Max(layers, 1) >= (double) f->copy_pages)
+		filter_copy(f);
+}
+
+/*
+ * A copy of the bits in a parallel query's shared memory, which the leader
+ * and its workers probe (one copy for the query, not one per process):
+ * the number of leaves, then each leaf's metapage and its layers' bits,
+ * each layer aligned to a block.  Its size, or 0 where the bits are not in
+ * memory (each process then reads the index's pages itself).
+ */
+Size
+bf_join_filter_share_size(const BfJoinFilter *f)
+{
+	Size		size = MAXALIGN(sizeof(int32));
+
+	if (!f->copied)
+		return 0;
+	for (int n = 0; n < f->nleaves; n++)
+	{
+		const BfMetaPageData *meta = &f->leaves[n].meta;
+
+		size = add_size(size, MAXALIGN(sizeof(BfMetaPageData)));
+		for (uint32 i = 0; i < meta->nlayers; i++)
+			size = add_size(size, add_size(mul_size(meta->layers[i].nblocks,
+													BLOOM_BLOCK_BYTES),
+										   BLOOM_BLOCK_BYTES));
+	}
+	return size;
+}
+
+/*
+ * Move the copy into dst (bf_join_filter_share_size bytes): the filter
+ * probes it there from now on, its own copy freed.
+ */
+void
+bf_join_filter_share(BfJoinFilter *f, char *dst)
+{
+	*(int32 *) dst = f->nleaves;
+	dst += MAXALIGN(sizeof(int32));
+	for (int n = 0; n < f->nleaves; n++)
+	{
+		BfJoinLeaf *l = &f->leaves[n];
+		const uint8 *bits[BF_MAX_LAYERS] = {0};
+
+		memcpy(dst, &l->meta, sizeof(BfMetaPageData));
+		dst += MAXALIGN(sizeof(BfMetaPageData));
+		for (uint32 i = 0; i < l->meta.nlayers; i++)
+		{
+			Size		len = l->meta.layers[i].nblocks * BLOOM_BLOCK_BYTES;
+			uint8	   *b = (uint8 *) TYPEALIGN(BLOOM_BLOCK_BYTES, dst);
+
+			memcpy(b, l->bits[i], len);
+			bits[i] = b;
+			dst = (char *) b + len;
+		}
+		bf_free_layers(l->alloc, l->bits);
+		memcpy(l->bits, bits, sizeof(bits));
+	}
+}
+
+/*
+ * In a parallel worker: the filter of the leader's shared copy (src), for
+ * keys of type keytype (collation keycoll), with no relation opened (the
+ * leader holds the leaves' locks for the query), or NULL where the key
+ * type cannot be hashed (it could for the leader).
+ */
+BfJoinFilter *
+bf_join_filter_attach(const char *src, Oid keytype, Oid keycoll,
+					  MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	BfJoinFilter *f = palloc0(sizeof(BfJoinFilter));
+	int			nleaves = *(const int32 *) src;
+
+	f->cxt = cxt;
+	f->hash_cxt = AllocSetContextCreate(cxt, "bloom join key hashes",
+										ALLOCSET_SMALL_SIZES);
+	if (nleaves <= 0 ||
+		!bloom_key_type_try_init(&f->kt, keytype, keycoll, cxt) ||
+		f->kt.kind == KEY_ENUM)
+	{
+		MemoryContextSwitchTo(old);
+		return NULL;
+	}
+	src += MAXALIGN(sizeof(int32));
+	f->leaves = palloc0(nleaves * sizeof(BfJoinLeaf));
+	f->same_seed = true;
+	for (int n = 0; n < nleaves; n++)
+	{
+		BfJoinLeaf *l = &f->leaves[n];
+
+		memcpy(&l->meta, src, sizeof(BfMetaPageData));
+		src += MAXALIGN(sizeof(BfMetaPageData));
+		for (uint32 i = 0; i < l->meta.nlayers; i++)
+		{
+			Size		len = l->meta.layers[i].nblocks * BLOOM_BLOCK_BYTES;
+
+			l->bits[i] = (const uint8 *) TYPEALIGN(BLOOM_BLOCK_BYTES, src);
+			src = (const char *) l->bits[i] + len;
+			f->bytes += len;
+		}
+		if (l->meta.seed != f->leaves[0].meta.seed)
+			f->same_seed = false;
+	}
+	f->nleaves = nleaves;
+	f->copied = true;
+	MemoryContextSwitchTo(old);
+	return f;
 }

@@ -301,7 +301,8 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	cp->path.parent = joinrel;
 	cp->path.pathtarget = joinrel->reltarget;
 	cp->path.param_info = NULL;
-	cp->path.parallel_aware = false;
+	/* under a Gather: its counts and bits shared (bfjoin_exec.c) */
+	cp->path.parallel_aware = outer->parallel_aware || outer->parallel_workers > 0;
 	cp->path.parallel_safe = joinrel->consider_parallel &&
 		outer->parallel_safe && inner->parallel_safe;
 	cp->path.parallel_workers = outer->parallel_workers;

@@ -20,6 +20,7 @@
 
 #include "access/relation.h"
 #include "funcapi.h"
+#include "pgstat.h"
 #include "utils/rel.h"
 #include "utils/tuplestore.h"
 
@@ -85,6 +86,8 @@ bf_index_partitions(PG_FUNCTION_ARGS)
 	{
 		Relation	leaf = relation_open(lfirst_oid(lc), AccessShareLock);
 
+		/* an index scan of each leaf probed, for pg_stat_user_indexes */
+		pgstat_count_index_scan(leaf);
 		if (bf_probe_leaf(leaf, kt, PG_GETARG_DATUM(1)))
 		{
 			Datum		value = ObjectIdGetDatum(leaf->rd_index->indrelid);

@@ -47,6 +47,7 @@
 #include "access/relation.h"
 #include "access/xact.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/proc.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
@@ -187,6 +188,8 @@ site_setup(BfProbeSite *s, Oid indexoid, FunctionCallInfo fcinfo)
 			bf_predicate_lock_table(leaf);
 			bf_read_meta(leaf, &l->meta);
 			bf_check_family(leaf, &l->meta, &s->kt);
+			/* an index scan, for pg_stat_user_indexes: once per setup */
+			pgstat_count_index_scan(leaf);
 			for (uint32 i = 0; i < l->meta.nlayers; i++)
 			{
 				s->copy_pages += l->meta.layers[i].npages;
