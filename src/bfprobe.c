@@ -25,15 +25,19 @@
 
 #include "bfindex.h"
 
-/* Probe one leaf index for a key, refusing a key of another family. */
+/*
+ * Probe one leaf index of rel for a key, refusing a key of another family,
+ * and a leaf that does not keep rel's rate.
+ */
 static bool
-bf_probe_leaf(Relation index, BloomKeyType *kt, Datum key)
+bf_probe_leaf(Relation rel, Relation index, BloomKeyType *kt, Datum key)
 {
 	BfMetaPageData meta;
 
 	bf_flush_pending(index);
 	bf_predicate_lock_table(index);
 	bf_read_meta(index, &meta);
+	bf_check_promise(rel, index, &meta);
 	bf_check_family(index, &meta, kt);
 	return bf_probe_hash(index, &meta, bloom_key_hash(kt, key, meta.seed));
 }
@@ -85,7 +89,7 @@ bf_index_partitions(PG_FUNCTION_ARGS)
 	{
 		Relation	leaf = relation_open(lfirst_oid(lc), AccessShareLock);
 
-		if (bf_probe_leaf(leaf, kt, PG_GETARG_DATUM(1)))
+		if (bf_probe_leaf(rel, leaf, kt, PG_GETARG_DATUM(1)))
 		{
 			Datum		value = ObjectIdGetDatum(leaf->rd_index->indrelid);
 			bool		null = false;

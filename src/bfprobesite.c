@@ -186,6 +186,7 @@ site_setup(BfProbeSite *s, Oid indexoid, FunctionCallInfo fcinfo)
 			bf_flush_pending(leaf);
 			bf_predicate_lock_table(leaf);
 			bf_read_meta(leaf, &l->meta);
+			bf_check_promise(rel, leaf, &l->meta);
 			bf_check_family(leaf, &l->meta, &s->kt);
 			for (uint32 i = 0; i < l->meta.nlayers; i++)
 			{
