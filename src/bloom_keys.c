@@ -542,14 +542,11 @@ bloom_call_key_type(FunctionCallInfo fcinfo, int argno)
 /* --- untyped keys: read with the input function of the keys' type --- */
 
 /*
- * The key argument is polymorphic, so a parameter or literal of unknown
- * type (PREPARE ... $1, a driver's untyped parameter, pgbench -M prepared)
- * arrives as text, where "id = $1" would have read it with id's input
- * function.  A key of the text family (text, varchar, char(n), name) given
- * where the keys are of another family is read that way too: should it be
- * read as the keys' type (typid from the index's column, or
- * bloom_family_type of a filter's family)?  A key of the text family stays
- * text for text keys, and an empty filter takes any key.
+ * A parameter or literal of unknown type (PREPARE ... $1, pgbench -M
+ * prepared) arrives as text, where "id = $1" would read it with id's input
+ * function.  Is a key of the text family (text, varchar, char(n), name) for
+ * keys of another family to be read so, as the keys' type?  Not for text
+ * keys, nor for an empty filter (it takes any key).
  */
 bool
 bloom_key_reads_as(const BloomKeyType *arg, const char *family)
