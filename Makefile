@@ -100,6 +100,8 @@ REGRESS = \
 	bloom_cache_inline \
 	bloom_index \
 	bloom_index_trust \
+	bloom_index_adopt \
+	bloom_untyped \
 	bloom_index_parallel \
 	bloom_index_growth \
 	bloom_index_checks \

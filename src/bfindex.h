@@ -384,6 +384,11 @@ extern Relation bf_open_index(Oid indexoid, bool allow_partitioned);
 extern Relation bf_open_index_ext(Oid indexoid, bool allow_partitioned,
 								  Oid *distributed);
 extern List *bf_leaf_indexes(Relation rel);
+extern bool bf_keeps_promise(Relation rel, const BfMetaPageData *meta,
+							 double *promised);
+extern char *bf_promise_hint(Relation leaf, double promised);
+extern void bf_check_promise(Relation rel, Relation leaf,
+							 const BfMetaPageData *meta);
 extern bool bf_probe_hash(Relation index, BfMetaPageData *meta, uint64 h);
 extern void bf_predicate_lock_table(Relation index);
 

@@ -130,9 +130,26 @@ bf_advice(Relation index, const BfMetaPageData *meta, double size,
 	return NULL;
 }
 
-/* One row of bloom_index_info for a leaf index. */
+/*
+ * The advice for a leaf index that answers "maybe" more often than the
+ * partitioned index rel it is read through promises (bf_keeps_promise), or
+ * NULL.
+ */
+static char *
+bf_promise_advice(Relation rel, Relation index, const BfMetaPageData *meta)
+{
+	double		promised;
+
+	if (bf_keeps_promise(rel, meta, &promised))
+		return NULL;
+	return psprintf("It was built with false_positive_rate %g, above the %g that partitioned index \"%s\" promises (ATTACH PARTITION or CREATE INDEX on the partitioned table adopted it without comparing their options): probes through \"%s\" are refused. %s",
+					meta->rate, promised, RelationGetRelationName(rel),
+					RelationGetRelationName(rel), bf_promise_hint(index, promised));
+}
+
+/* One row of bloom_index_info for a leaf index of rel. */
 static void
-bf_info_row(ReturnSetInfo *rsinfo, Oid indexoid)
+bf_info_row(ReturnSetInfo *rsinfo, Relation rel, Oid indexoid)
 {
 	Relation	index = relation_open(indexoid, AccessShareLock);
 	Relation	heap = relation_open(index->rd_index->indrelid, AccessShareLock);
@@ -203,8 +220,10 @@ retry:
 	}
 	else
 		nulls[7] = nulls[8] = true;
-	advice = bf_advice(index, &meta, size, 1.0 - miss,
-					   nulls[8] ? 0 : DatumGetFloat8(values[8]), !nulls[8]);
+	advice = bf_promise_advice(rel, index, &meta);
+	if (advice == NULL)
+		advice = bf_advice(index, &meta, size, 1.0 - miss,
+						   nulls[8] ? 0 : DatumGetFloat8(values[8]), !nulls[8]);
 	if (advice)
 		values[9] = CStringGetTextDatum(advice);
 	else
@@ -221,7 +240,7 @@ retry:
  */
 static Datum
 bf_leaf_rows(FunctionCallInfo fcinfo,
-			 void (*rows) (ReturnSetInfo *rsinfo, Oid indexoid))
+			 void (*rows) (ReturnSetInfo *rsinfo, Relation rel, Oid indexoid))
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Relation	rel;
@@ -230,7 +249,7 @@ bf_leaf_rows(FunctionCallInfo fcinfo,
 	InitMaterializedSRF(fcinfo, 0);
 	rel = bf_open_index(PG_GETARG_OID(0), true);
 	foreach(lc, bf_leaf_indexes(rel))
-		rows(rsinfo, lfirst_oid(lc));
+		rows(rsinfo, rel, lfirst_oid(lc));
 	relation_close(rel, NoLock);
 	return (Datum) 0;
 }
@@ -366,9 +385,12 @@ bf_leaf_filters(Relation index, const BfMetaPageData *meta,
 	return true;
 }
 
-/* The rows of bloom_index_filters for one leaf index. */
+/*
+ * The rows of bloom_index_filters for one leaf index of rel (refused, as a
+ * probe is, where the leaf does not keep rel's rate).
+ */
 static void
-bf_filters_rows(ReturnSetInfo *rsinfo, Oid indexoid)
+bf_filters_rows(ReturnSetInfo *rsinfo, Relation rel, Oid indexoid)
 {
 	Relation	index = relation_open(indexoid, AccessShareLock);
 	BfMetaPageData meta;
@@ -389,6 +411,7 @@ bf_filters_rows(ReturnSetInfo *rsinfo, Oid indexoid)
 	do
 	{
 		bf_read_meta(index, &meta);
+		bf_check_promise(rel, index, &meta);
 		bf_check_family(index, &meta, &kt);
 		labels = kt.labels;
 	} while (!bf_leaf_filters(index, &meta, &labels, filters));

@@ -26,15 +26,19 @@
 
 #include "bfindex.h"
 
-/* Probe one leaf index for a key, refusing a key of another family. */
+/*
+ * Probe one leaf index of rel for a key, refusing a key of another family,
+ * and a leaf that does not keep rel's rate.
+ */
 static bool
-bf_probe_leaf(Relation index, BloomKeyType *kt, Datum key)
+bf_probe_leaf(Relation rel, Relation index, BloomKeyType *kt, Datum key)
 {
 	BfMetaPageData meta;
 
 	bf_flush_pending(index);
 	bf_predicate_lock_table(index);
 	bf_read_meta(index, &meta);
+	bf_check_promise(rel, index, &meta);
 	bf_check_family(index, &meta, kt);
 	return bf_probe_hash(index, &meta, bloom_key_hash(kt, key, meta.seed));
 }
@@ -67,6 +71,54 @@ bf_index_contains(PG_FUNCTION_ARGS)
 }
 
 /*
+ * What a call site of bloom_index_partitions keeps (fn_extra): the key
+ * argument's type and, for the last index, whether its keys are read with
+ * the input function of the index's column type (bloom_key_reads_as).
+ */
+typedef struct BfPartitionsSite
+{
+	BloomKeyType kt;
+	Oid			indexoid;
+	bool		read;
+	BloomKeyType colkt;
+	BloomKeyReader reader;
+} BfPartitionsSite;
+
+/* The key type a key for index rel hashes as; *key read where it must be. */
+static BloomKeyType *
+bf_partitions_key(FunctionCallInfo fcinfo, Relation rel, Datum *key)
+{
+	BfPartitionsSite *site = (BfPartitionsSite *) fcinfo->flinfo->fn_extra;
+
+	if (site == NULL)
+	{
+		site = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(*site));
+		fcinfo->flinfo->fn_extra = site;
+	}
+	bloom_arg_key_type(fcinfo, 1, &site->kt);
+	if (site->indexoid != RelationGetRelid(rel))
+	{
+		site->indexoid = InvalidOid;
+		site->read = false;
+		if (strcmp(site->kt.family, "text") == 0)
+		{
+			bf_key_type(rel, &site->colkt, fcinfo->flinfo->fn_mcxt);
+			if (bloom_key_reads_as(&site->kt, site->colkt.family))
+			{
+				bloom_key_reader_init(&site->reader, &site->kt,
+									  site->colkt.typid, fcinfo->flinfo->fn_mcxt);
+				site->read = true;
+			}
+		}
+		site->indexoid = RelationGetRelid(rel);
+	}
+	if (!site->read)
+		return &site->kt;
+	*key = bloom_key_read(&site->reader, *key);
+	return &site->colkt;
+}
+
+/*
  * bloom_index_partitions(index regclass, key anyelement): the tables
  * (partitions) whose bloomfilter index may hold the key.
  */
@@ -77,18 +129,19 @@ bf_index_partitions(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Relation	rel;
 	BloomKeyType *kt;
+	Datum		key = PG_GETARG_DATUM(1);
 	ListCell   *lc;
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	rel = bf_open_index(PG_GETARG_OID(0), true);
-	kt = bloom_call_key_type(fcinfo, 1);
+	kt = bf_partitions_key(fcinfo, rel, &key);
 	foreach(lc, bf_leaf_indexes(rel))
 	{
 		Relation	leaf = relation_open(lfirst_oid(lc), AccessShareLock);
 
 		/* an index scan of each leaf probed, for pg_stat_user_indexes */
 		pgstat_count_index_scan(leaf);
-		if (bf_probe_leaf(leaf, kt, PG_GETARG_DATUM(1)))
+		if (bf_probe_leaf(rel, leaf, kt, key))
 		{
 			Datum		value = ObjectIdGetDatum(leaf->rd_index->indrelid);
 			bool		null = false;

@@ -75,6 +75,15 @@ struct BfProbeSite
 	BloomKeyType kt;			/* the key argument's type, set up once */
 	MemoryContext cxt;			/* holds leaves and copies; reset at setup */
 
+	/*
+	 * A key of the text family for an index of another family (an untyped
+	 * parameter) is read with the input function of the index's column
+	 * type (bloom_key_reads_as), and hashed as its keys are.
+	 */
+	bool		read;
+	BloomKeyType colkt;			/* the column's key type, when read */
+	BloomKeyReader reader;		/* in cxt */
+
 	/* what the checks, metapages and copies were made for */
 	bool		valid;
 	Oid			indexoid;
@@ -133,13 +142,38 @@ site_same_snapshot(const BfProbeSite *s, Snapshot snap)
 		 memcmp(snap->subxip, s->subxip, s->subxcnt * sizeof(TransactionId)) == 0);
 }
 
+/* How the call site's keys hash: as the argument's type, or as read. */
+static inline BloomKeyType *
+site_kt(BfProbeSite *s)
+{
+	return s->read ? &s->colkt : &s->kt;
+}
+
+/*
+ * Set up the key type for the index rel: the argument's, or the column's
+ * when a key of the text family is read as the column's type.
+ */
+static void
+site_key_setup(BfProbeSite *s, Relation rel, FunctionCallInfo fcinfo)
+{
+	bloom_arg_key_type(fcinfo, 1, &s->kt);
+	s->read = false;
+	if (strcmp(s->kt.family, "text") != 0)
+		return;
+	bf_key_type(rel, &s->colkt, s->cxt);
+	if (!bloom_key_reads_as(&s->kt, s->colkt.family))
+		return;
+	bloom_key_reader_init(&s->reader, &s->kt, s->colkt.typid, s->cxt);
+	s->read = true;
+}
+
 /* Is what the call site holds still good for this call? */
 static inline bool
 site_current(BfProbeSite *s, Oid indexoid)
 {
 	if (!s->valid || s->indexoid != indexoid || s->lxid != MY_LXID ||
 		s->subxid != GetCurrentSubTransactionId() || s->userid != GetUserId() ||
-		s->inval_epoch != inval_epoch || bloom_labels_stale(&s->kt) ||
+		s->inval_epoch != inval_epoch || bloom_labels_stale(site_kt(s)) ||
 		!ActiveSnapshotSet())
 		return false;
 	return site_same_snapshot(s, GetActiveSnapshot());
@@ -170,7 +204,7 @@ site_setup(BfProbeSite *s, Oid indexoid, FunctionCallInfo fcinfo)
 	s->copy_pages = s->pages_read = 0;
 
 	rel = bf_open_index_ext(indexoid, true, &s->distributed);
-	bloom_arg_key_type(fcinfo, 1, &s->kt);
+	site_key_setup(s, rel, fcinfo);
 	if (!OidIsValid(s->distributed))
 	{
 		leaves = bf_leaf_indexes(rel);
@@ -187,7 +221,8 @@ site_setup(BfProbeSite *s, Oid indexoid, FunctionCallInfo fcinfo)
 			bf_flush_pending(leaf);
 			bf_predicate_lock_table(leaf);
 			bf_read_meta(leaf, &l->meta);
-			bf_check_family(leaf, &l->meta, &s->kt);
+			bf_check_promise(rel, leaf, &l->meta);
+			bf_check_family(leaf, &l->meta, site_kt(s));
 			/* an index scan, for pg_stat_user_indexes: once per setup */
 			pgstat_count_index_scan(leaf);
 			for (uint32 i = 0; i < l->meta.nlayers; i++)
@@ -297,6 +332,8 @@ bf_probe_site_test(BfProbeSite *s, Datum key)
 
 	if (!s->copied && s->copy_pages > 0 && s->pages_read >= s->copy_pages)
 		site_copy(s);
+	if (s->read)
+		key = bloom_key_read(&s->reader, key);
 
 	for (int n = 0; n < s->nleaves; n++)
 	{
@@ -306,7 +343,7 @@ bf_probe_site_test(BfProbeSite *s, Datum key)
 		if (!hashed || l->meta.seed != seed)
 		{
 			seed = l->meta.seed;
-			h = bloom_key_hash(&s->kt, key, seed);
+			h = bloom_key_hash(site_kt(s), key, seed);
 			hashed = true;
 		}
 		if (s->copied)

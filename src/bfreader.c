@@ -30,6 +30,7 @@
 #include "miscadmin.h"
 #include "storage/predicate.h"
 #include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -268,6 +269,77 @@ bf_leaf_indexes(Relation rel)
 		leaves = lappend_oid(leaves, leaf);
 	}
 	return leaves;
+}
+
+/*
+ * The false-positive rate a partitioned index promises: its
+ * false_positive_rate option, the default where it has none.
+ */
+static double
+bf_promised_rate(Relation rel)
+{
+	BfOptions  *opts = (BfOptions *) rel->rd_options;
+
+	return opts ? opts->rate : BLOOM_DEFAULT_RATE;
+}
+
+/*
+ * Does a leaf index (its metapage meta) keep the rate of the index rel that
+ * it is read through?  PostgreSQL adopts a partition's index into a
+ * partitioned one without comparing their options (ATTACH PARTITION, and
+ * CREATE INDEX on the partitioned table over an index the partition already
+ * has), and no access method callback runs then: a leaf built at a higher
+ * false_positive_rate answers "maybe" above the parent's promise.  A lower
+ * rate keeps it, and so does any capacity (past its capacity a leaf grows,
+ * within its rate).  Sets *promised to rel's rate; always true for a leaf
+ * read by itself.
+ */
+bool
+bf_keeps_promise(Relation rel, const BfMetaPageData *meta, double *promised)
+{
+	if (rel->rd_rel->relkind != RELKIND_PARTITIONED_INDEX)
+	{
+		*promised = meta->rate;
+		return true;
+	}
+	*promised = bf_promised_rate(rel);
+	/* (the same option gives the same double: no tolerance is needed) */
+	return meta->rate <= *promised;
+}
+
+/* What to do about a leaf that does not keep the promise: a hint's text. */
+char *
+bf_promise_hint(Relation leaf, double promised)
+{
+	char	   *name = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(leaf)),
+												  RelationGetRelationName(leaf));
+
+	return psprintf("Rebuild it at the partitioned index's rate: ALTER INDEX %s SET (false_positive_rate = %g); REINDEX INDEX %s;",
+					name, promised, name);
+}
+
+/*
+ * Refuse a probe through rel of a leaf index that answers "maybe" more often
+ * than rel promises (bf_keeps_promise): such a probe would not be wrong, but
+ * a user of the answer (a dedup that skips a "maybe") would lose more than
+ * the rate they asked for, without a sign.
+ */
+void
+bf_check_promise(Relation rel, Relation leaf, const BfMetaPageData *meta)
+{
+	double		promised;
+
+	if (bf_keeps_promise(rel, meta, &promised))
+		return;
+	ereport(ERROR,
+			errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			errmsg("bloomfilter index \"%s\" of partition \"%s\" does not keep the false_positive_rate of partitioned index \"%s\"",
+				   RelationGetRelationName(leaf),
+				   get_rel_name(leaf->rd_index->indrelid),
+				   RelationGetRelationName(rel)),
+			errdetail("It was built with false_positive_rate %g, above the %g that \"%s\" promises: ATTACH PARTITION or CREATE INDEX on the partitioned table adopted it without comparing their options.",
+					  meta->rate, promised, RelationGetRelationName(rel)),
+			errhint("%s", bf_promise_hint(leaf, promised)));
 }
 
 /*

@@ -145,27 +145,44 @@ set_enum_family(BloomKeyType *kt, Oid enumtypid, bool noerror)
 
 /*
  * The enum type of an enum family, looked up by its name (in this database:
- * a filter combined here may have been made elsewhere), into kt.
+ * a filter combined here may have been made elsewhere), into kt; false
+ * (kt not set up) if there is no such enum, or its family is another.
  */
-static void
-family_enum_type(const char *family, BloomKeyType *kt)
+static bool
+lookup_enum_family(const char *family, BloomKeyType *kt, char **sname)
 {
 	const char *name = family + strlen(BLOOM_ENUM_PREFIX);
-	char	   *sname = pg_any_to_server(name, strlen(name), PG_UTF8);
 	Oid			typid;
 	int32		typmod;
 #if PG_VERSION_NUM >= 160000
 	ErrorSaveContext escontext = {T_ErrorSaveContext};
+#endif
 
-	if (!parseTypeString(sname, &typid, &typmod, (Node *) &escontext))
+	*sname = pg_any_to_server(name, strlen(name), PG_UTF8);
+#if PG_VERSION_NUM >= 160000
+	if (!parseTypeString(*sname, &typid, &typmod, (Node *) &escontext))
 		typid = InvalidOid;
 #else
-	parseTypeString(sname, &typid, &typmod, true);
+	parseTypeString(*sname, &typid, &typmod, true);
 #endif
 	memset(kt, 0, sizeof(*kt));
 	if (OidIsValid(typid) && type_is_enum(typid))
 		bloom_key_type_init(kt, typid, InvalidOid, TopMemoryContext);
 	if (kt->kind != KEY_ENUM || strcmp(kt->family, family) != 0)
+	{
+		kt->typid = InvalidOid;
+		return false;
+	}
+	return true;
+}
+
+/* The same, with an error if there is no such enum. */
+static void
+family_enum_type(const char *family, BloomKeyType *kt)
+{
+	char	   *sname;
+
+	if (!lookup_enum_family(family, kt, &sname))
 	{
 		kt->typid = InvalidOid;
 		ereport(ERROR,
@@ -520,6 +537,91 @@ bloom_call_key_type(FunctionCallInfo fcinfo, int argno)
 		fcinfo->flinfo->fn_extra =
 			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
 	return bloom_arg_key_type(fcinfo, argno, (BloomKeyType *) fcinfo->flinfo->fn_extra);
+}
+
+/* --- untyped keys: read with the input function of the keys' type --- */
+
+/*
+ * A parameter or literal of unknown type (PREPARE ... $1, pgbench -M
+ * prepared) arrives as text, where "id = $1" would read it with id's input
+ * function.  Is a key of the text family (text, varchar, char(n), name) for
+ * keys of another family to be read so, as the keys' type?  Not for text
+ * keys, nor for an empty filter (it takes any key).
+ */
+bool
+bloom_key_reads_as(const BloomKeyType *arg, const char *family)
+{
+	return family[0] != '\0' && strcmp(arg->family, "text") == 0 &&
+		strcmp(family, "text") != 0;
+}
+
+/*
+ * The type a filter's keys of family are read by: integer ones as bigint
+ * (every integer hashes as its bigint value), float ones as double
+ * precision, an enum's by its label, the others as their one type.
+ * InvalidOid for a generic family (its name is no type name to look up)
+ * and for an enum family that names no enum of this database.
+ */
+Oid
+bloom_family_type(const char *family)
+{
+	static const struct
+	{
+		const char *family;
+		Oid			typid;
+	}			types[] = {
+		{"integer", INT8OID}, {"float", FLOAT8OID}, {"bytea", BYTEAOID},
+		{"uuid", UUIDOID}, {"boolean", BOOLOID}, {"numeric", NUMERICOID},
+		{"date", DATEOID}, {"timestamp", TIMESTAMPOID},
+		{"timestamptz", TIMESTAMPTZOID}, {"time", TIMEOID},
+	};
+	BloomKeyType kt;
+	char	   *sname;
+
+	for (int i = 0; i < lengthof(types); i++)
+		if (strcmp(types[i].family, family) == 0)
+			return types[i].typid;
+	if (!bloom_family_is_enum(family) || !lookup_enum_family(family, &kt, &sname))
+		return InvalidOid;
+	return kt.typid;
+}
+
+/* Set up r to read keys of argument type arg with typid's input function. */
+void
+bloom_key_reader_init(BloomKeyReader *r, const BloomKeyType *arg, Oid typid,
+					  MemoryContext mcxt)
+{
+	Oid			input;
+
+	r->argkind = arg->kind;
+	r->typid = getBaseType(typid);	/* a domain's checks do not apply */
+	getTypeInputInfo(r->typid, &input, &r->ioparam);
+	fmgr_info_cxt(input, &r->input, mcxt);
+}
+
+/*
+ * The key of the text family read as r's type: a value the type does not
+ * accept gets the type's own input error (22P02 for 'abc' as a bigint).
+ */
+Datum
+bloom_key_read(BloomKeyReader *r, Datum key)
+{
+	char	   *s;
+
+	if (r->argkind == KEY_NAME)
+		s = pstrdup(NameStr(*DatumGetName(key)));
+	else
+	{
+		s = TextDatumGetCString(key);
+		if (r->argkind == KEY_BPCHAR)	/* its trailing blanks mean nothing */
+		{
+			size_t		n = strlen(s);
+
+			while (n > 0 && s[n - 1] == ' ')
+				s[--n] = '\0';
+		}
+	}
+	return InputFunctionCall(&r->input, s, r->ioparam, -1);
 }
 
 /*

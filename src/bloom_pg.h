@@ -109,6 +109,15 @@ typedef struct BloomKeyType
 	FmgrInfo	hashfn;			/* KEY_GENERIC only */
 } BloomKeyType;
 
+/* A key of the text family read with another type's input function. */
+typedef struct BloomKeyReader
+{
+	BloomKeyKind argkind;		/* the argument's: KEY_TEXT, KEY_NAME, KEY_BPCHAR */
+	Oid			typid;			/* the type it is read as */
+	Oid			ioparam;
+	FmgrInfo	input;
+} BloomKeyReader;
+
 /* bloom_keys.c */
 extern void bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collid,
 								MemoryContext mcxt);
@@ -122,6 +131,11 @@ extern BloomKeyType *bloom_call_key_type(FunctionCallInfo fcinfo, int argno);
 extern void bloom_combine_labels(const char *family, const BloomLabels *a,
 								 const BloomLabels *b, BloomLabels *out);
 extern const char *bloom_family_display(const char *family);
+extern bool bloom_key_reads_as(const BloomKeyType *arg, const char *family);
+extern Oid	bloom_family_type(const char *family);
+extern void bloom_key_reader_init(BloomKeyReader *r, const BloomKeyType *arg,
+								  Oid typid, MemoryContext mcxt);
+extern Datum bloom_key_read(BloomKeyReader *r, Datum key);
 
 /* bloom_labels.c */
 extern void bloom_labels_read(BloomKeyType *kt, uint64 **hashes, bool byoid);
