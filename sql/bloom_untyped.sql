@@ -138,6 +138,24 @@ FROM unt_f, LATERAL (VALUES ('id', f_id, '42'), ('n', f_n, '0.5'), ('t', f_t, '0
                             ('id', f_id, '43'), ('u', f_u, md5('42'))) AS x(fam, f, k);
 -- a generic family has no type to read by: refused as before
 SELECT bloom_contains(bloom_add(bloom_create(100), '1.2.3.4'::inet), '1.2.3.4'::text);
+-- the float family's keys may be real or double precision: '0.1' read as
+-- double precision is not the real 0.1 widened, and would answer "absent"
+-- for a key that is there, so it is refused as another family
+SELECT bloom_contains(bloom_agg(x), '0.1') FROM (VALUES (0.1::real)) v(x);
+SELECT bloom_contains(bloom_agg(x), '0.1'::real) FROM (VALUES (0.1::real)) v(x);
+-- a char(n) column's keys hash without trailing blanks, as "ch = 'ab  '"
+-- reads its literal: an untyped key with them is found
+CREATE TABLE unt_ch (ch char(4));
+INSERT INTO unt_ch VALUES ('ab');
+CREATE INDEX unt_ch_bf ON unt_ch USING bloomfilter (ch);
+PREPARE unt_ch AS SELECT bloom_index_contains('unt_ch_bf', $1) AS found;
+PREPARE unt_ch_plain AS SELECT EXISTS (SELECT 1 FROM unt_ch WHERE ch = $1) AS plain;
+EXECUTE unt_ch('ab  ');
+EXECUTE unt_ch_plain('ab  ');
+EXECUTE unt_ch('abc');
+EXECUTE unt_ch_plain('abc');
+SELECT bloom_index_contains('unt_ch_bf', 'ab  ') AS literal;
+DROP TABLE unt_ch;
 
 DROP TABLE unt, unt_part, unt_f, unt_big;
 DROP TYPE unt_mood;

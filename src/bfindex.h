@@ -386,6 +386,7 @@ extern Relation bf_open_index_ext(Oid indexoid, bool allow_partitioned,
 extern List *bf_leaf_indexes(Relation rel);
 extern bool bf_keeps_promise(Relation rel, const BfMetaPageData *meta,
 							 double *promised);
+extern char *bf_rate_text(double rate);
 extern char *bf_promise_hint(Relation leaf, double promised);
 extern void bf_check_promise(Relation rel, Relation leaf,
 							 const BfMetaPageData *meta);

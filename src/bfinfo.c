@@ -142,8 +142,9 @@ bf_promise_advice(Relation rel, Relation index, const BfMetaPageData *meta)
 
 	if (bf_keeps_promise(rel, meta, &promised))
 		return NULL;
-	return psprintf("It was built with false_positive_rate %g, above the %g that partitioned index \"%s\" promises (ATTACH PARTITION or CREATE INDEX on the partitioned table adopted it without comparing their options): probes through \"%s\" are refused. %s",
-					meta->rate, promised, RelationGetRelationName(rel),
+	return psprintf("It was built with false_positive_rate %s, above the %s that partitioned index \"%s\" promises (ATTACH PARTITION or CREATE INDEX on the partitioned table adopted it without comparing their options): probes through \"%s\" are refused. %s",
+					bf_rate_text(meta->rate), bf_rate_text(promised),
+					RelationGetRelationName(rel),
 					RelationGetRelationName(rel), bf_promise_hint(index, promised));
 }
 

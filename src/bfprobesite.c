@@ -161,7 +161,14 @@ site_key_setup(BfProbeSite *s, Relation rel, FunctionCallInfo fcinfo)
 	if (strcmp(s->kt.family, "text") != 0)
 		return;
 	bf_key_type(rel, &s->colkt, s->cxt);
-	if (!bloom_key_reads_as(&s->kt, s->colkt.family))
+	/*
+	 * A char(n) column's keys hash without their trailing blanks: a text key
+	 * ('ab  ' passed untyped, where "ch = 'ab  '" reads it as char(n)) is
+	 * read as the column's type too.  For a key that really is text this
+	 * can only add a "maybe", never lose one.
+	 */
+	if (!bloom_key_reads_as(&s->kt, s->colkt.family) &&
+		!(s->colkt.kind == KEY_BPCHAR && s->kt.kind != KEY_BPCHAR))
 		return;
 	bloom_key_reader_init(&s->reader, &s->kt, s->colkt.typid, s->cxt);
 	s->read = true;

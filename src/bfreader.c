@@ -26,6 +26,7 @@
 #include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
+#include "common/shortest_dec.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
 #include "storage/predicate.h"
@@ -307,6 +308,20 @@ bf_keeps_promise(Relation rel, const BfMetaPageData *meta, double *promised)
 	return meta->rate <= *promised;
 }
 
+/*
+ * A rate as its shortest exact decimal: the option a user sets from a
+ * message must give the same double (with %g, 0.0123456789 read 0.0123457,
+ * above the promise, and the hint's fix was refused again).
+ */
+char *
+bf_rate_text(double rate)
+{
+	char	   *buf = palloc(DOUBLE_SHORTEST_DECIMAL_LEN);
+
+	double_to_shortest_decimal_buf(rate, buf);
+	return buf;
+}
+
 /* What to do about a leaf that does not keep the promise: a hint's text. */
 char *
 bf_promise_hint(Relation leaf, double promised)
@@ -314,8 +329,8 @@ bf_promise_hint(Relation leaf, double promised)
 	char	   *name = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(leaf)),
 												  RelationGetRelationName(leaf));
 
-	return psprintf("Rebuild it at the partitioned index's rate: ALTER INDEX %s SET (false_positive_rate = %g); REINDEX INDEX %s;",
-					name, promised, name);
+	return psprintf("Rebuild it at the partitioned index's rate: ALTER INDEX %s SET (false_positive_rate = %s); REINDEX INDEX %s;",
+					name, bf_rate_text(promised), name);
 }
 
 /*
@@ -337,8 +352,9 @@ bf_check_promise(Relation rel, Relation leaf, const BfMetaPageData *meta)
 				   RelationGetRelationName(leaf),
 				   get_rel_name(leaf->rd_index->indrelid),
 				   RelationGetRelationName(rel)),
-			errdetail("It was built with false_positive_rate %g, above the %g that \"%s\" promises: ATTACH PARTITION or CREATE INDEX on the partitioned table adopted it without comparing their options.",
-					  meta->rate, promised, RelationGetRelationName(rel)),
+			errdetail("It was built with false_positive_rate %s, above the %s that \"%s\" promises: ATTACH PARTITION or CREATE INDEX on the partitioned table adopted it without comparing their options.",
+					  bf_rate_text(meta->rate), bf_rate_text(promised),
+					  RelationGetRelationName(rel)),
 			errhint("%s", bf_promise_hint(leaf, promised)));
 }
 

@@ -557,8 +557,11 @@ bloom_key_reads_as(const BloomKeyType *arg, const char *family)
 
 /*
  * The type a filter's keys of family are read by: integer ones as bigint
- * (every integer hashes as its bigint value), float ones as double
- * precision, an enum's by its label, the others as their one type.
+ * (every integer hashes as its bigint value), an enum's by its label, the
+ * others as their one type.  Not the float family: its keys may have been
+ * real or double precision, and '0.1' read as double precision is not the
+ * real 0.1 widened (0.100000001490116), so a real key would be answered
+ * "absent"; such a key is refused, as a key of another family.
  * InvalidOid for a generic family (its name is no type name to look up)
  * and for an enum family that names no enum of this database.
  */
@@ -570,7 +573,7 @@ bloom_family_type(const char *family)
 		const char *family;
 		Oid			typid;
 	}			types[] = {
-		{"integer", INT8OID}, {"float", FLOAT8OID}, {"bytea", BYTEAOID},
+		{"integer", INT8OID}, {"bytea", BYTEAOID},
 		{"uuid", UUIDOID}, {"boolean", BOOLOID}, {"numeric", NUMERICOID},
 		{"date", DATEOID}, {"timestamp", TIMESTAMPOID},
 		{"timestamptz", TIMESTAMPTZOID}, {"time", TIMEOID},
