@@ -103,7 +103,8 @@ REGRESS = \
 	bloom_index_checks \
 	bloom_index_pending \
 	bloom_index_maintenance \
-	bloom_join
+	bloom_join \
+	bloom_join_parts
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src
