@@ -128,6 +128,25 @@ SELECT * FROM jr_check('SELECT * FROM jr_keys i WHERE NOT EXISTS (SELECT 1 FROM 
 SELECT * FROM jr_check('SELECT * FROM jr_keys i WHERE EXISTS (SELECT 1 FROM jr_parted p WHERE p.k = i.k)');
 DROP TABLE jr_parted, jr_keys;
 
+--
+-- Two outer tables, a clause on each: the inner side's index path is
+-- parameterized by one of them only (t.j = b.j is no index condition), so
+-- it does not enforce the other clause and cannot be the exact check
+-- (the exact check's refusal): the keys on k are found, and rows whose j
+-- differs would be lost
+--
+CREATE TABLE jr_t (k int, j int);
+INSERT INTO jr_t SELECT g, g % 10 FROM generate_series(1, 3000) g;
+CREATE INDEX ON jr_t (k);
+CREATE INDEX jr_t_bf ON jr_t USING bloomfilter (k);
+CREATE TABLE jr_a (id int, k int);
+INSERT INTO jr_a SELECT g, g * 3 FROM generate_series(1, 2000) g;
+CREATE TABLE jr_b (id int, j int);
+INSERT INTO jr_b SELECT g, (g * 3 + g % 2) % 10 FROM generate_series(1, 2000) g;
+ANALYZE jr_t, jr_a, jr_b;
+SELECT * FROM jr_check('SELECT a.id FROM jr_a a JOIN jr_b b ON a.id = b.id WHERE NOT EXISTS (SELECT 1 FROM jr_t t WHERE t.k = a.k AND t.j = b.j)');
+DROP TABLE jr_t, jr_a, jr_b;
+
 DROP FUNCTION jr_check(text);
 DROP COLLATION jr_ci;
 RESET enable_hashjoin;
