@@ -38,6 +38,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 
 #include "bfindex.h"
 #include "bfjoin.h"
@@ -87,20 +88,18 @@ static bool
 clause_hashes_alike(Oid opno, Oid outertype, Oid outercoll, Oid indextype,
 					Oid indexcoll)
 {
-	Oid			am[2] = {BTREE_AM_OID, HASH_AM_OID};
-	int			strategy[2] = {BTEqualStrategyNumber, HTEqualStrategyNumber};
-	bool		equality = false;
+	/* the default families, from the type cache (no catalog scan) */
+	TypeCacheEntry *tce = lookup_type_cache(getBaseType(indextype),
+											TYPECACHE_BTREE_OPFAMILY |
+											TYPECACHE_HASH_OPFAMILY);
+	bool		equality;
 	BloomKeyType kto;
 	BloomKeyType kti;
 
-	for (int i = 0; i < 2 && !equality; i++)
-	{
-		Oid			opclass = GetDefaultOpClass(getBaseType(indextype), am[i]);
-
-		if (OidIsValid(opclass) &&
-			get_op_opfamily_strategy(opno, get_opclass_family(opclass)) == strategy[i])
-			equality = true;
-	}
+	equality = (OidIsValid(tce->btree_opf) &&
+				get_op_opfamily_strategy(opno, tce->btree_opf) == BTEqualStrategyNumber) ||
+		(OidIsValid(tce->hash_opf) &&
+		 get_op_opfamily_strategy(opno, tce->hash_opf) == HTEqualStrategyNumber);
 	if (!equality || !op_strict(opno))
 		return false;
 
