@@ -253,6 +253,9 @@ typedef struct BfShareEntry
 
 static HTAB *share_cache = NULL;
 
+/* entries at most (each about 80 bytes) */
+#define BFJ_SHARE_CACHE_MAX		1024
+
 static void
 share_cache_forget(Oid relid)
 {
@@ -359,6 +362,9 @@ filter_maybe_share(PlannerInfo *root, Expr *outer_key, Oid indexoid,
 	share = probe_statistics(vardata.statsTuple, &kt, leaves);
 	if (vardata.freefunc == ReleaseSysCache)
 	{
+		/* entries for keys since added stay until an invalidation: a bound */
+		if (hash_get_num_entries(share_cache) >= BFJ_SHARE_CACHE_MAX)
+			share_cache_forget(InvalidOid);
 		e = hash_search(share_cache, &key, HASH_ENTER, NULL);
 		e->share = share;
 	}
