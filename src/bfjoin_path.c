@@ -24,8 +24,13 @@
  *	  enum key (labels renamed since the index was built hash otherwise: the
  *	  probe would have to check them, and could only fail);
  *	- an invalid or not-ready index, a partial index whose predicate the
- *	  inner's restrictions do not imply, a partitioned table with a leaf no
- *	  valid index covers.
+ *	  inner's restrictions do not imply, a partitioned table with a
+ *	  partition the plan scans that no valid leaf index covers.
+ * What planning costs where no path is offered: the cheap checks first (the
+ * join's type, an outer side of one row, a bloomfilter index in the
+ * planner's list or, for a partitioned table, by its access method in the
+ * catalog cache), and of a partitioned table only the partitions pruning
+ * left, whose indexes the planner has opened already (bfjoin_match.c).
  * The library is loaded by the time this runs, even in a session with
  * nothing preloaded: the planner opens the inner table's indexes
  * (get_relation_info calls the access method's handler) before it searches
@@ -84,6 +89,13 @@ static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
 #define BFJ_PROBE_COST			3.0
 #define BFJ_PROBE_MISS_COST		6.0
 #define BFJ_PAGE_PROBE_COST		25.0
+/*
+ * Testing a key's block in each further leaf of a partitioned index (the
+ * key hashed once where the leaves share a seed): a test, and one that
+ * misses the cache.  A key is tested in every leaf the plan scans.
+ */
+#define BFJ_LEAF_TEST_COST		1.0
+#define BFJ_LEAF_MISS_COST		3.0
 /* bits a CPU cache holds, about: larger filters miss on most probes */
 #define BFJ_CACHED_BYTES		(2 * 1024 * 1024)
 /* copying a page of the filter into memory, in seq_page_cost */
@@ -413,15 +425,18 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 
 	/*
 	 * A probe, and reading the bits into memory where that pays.  A key is
-	 * tested in every leaf (a partitioned index): one probe per leaf.
+	 * tested in every leaf (a partitioned index): one test per leaf.
 	 */
 	cost_qual_eval_node(&keycost, (Node *) c->outer_key, root);
 	if (outer_rows * Max(layers, 1) >= pages &&
 		pages * BLCKSZ <= (double) bloom_cache_budget_kb * 1024)
 	{
+		bool		cached = pages * BLCKSZ <= BFJ_CACHED_BYTES;
+
 		copy = pages * seq_page_cost * BFJ_COPY_PAGE_COST;
-		probe = cpu_operator_cost * nleaves *
-			(pages * BLCKSZ > BFJ_CACHED_BYTES ? BFJ_PROBE_MISS_COST : BFJ_PROBE_COST);
+		probe = cpu_operator_cost *
+			((cached ? BFJ_PROBE_COST : BFJ_PROBE_MISS_COST) +
+			 (nleaves - 1) * (cached ? BFJ_LEAF_TEST_COST : BFJ_LEAF_MISS_COST));
 	}
 	else
 		probe = cpu_operator_cost * BFJ_PAGE_PROBE_COST * Max(layers, 1);
