@@ -108,7 +108,9 @@ REGRESS = \
 	bloom_index_pending \
 	bloom_index_maintenance \
 	bloom_join \
-	bloom_index_stats
+	bloom_index_stats \
+	bloom_join_parts \
+	bloom_join_refusals
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src

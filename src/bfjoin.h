@@ -193,9 +193,8 @@ extern void bf_join_explain_counts(Oid indexoid, JoinType jointype,
  */
 typedef struct BfJoinFilter BfJoinFilter;
 
-extern bool bf_join_leaves(Oid indexoid, List **leaves, bool *too_new);
 extern bool bf_join_index_shape(List *leaves, double *fpr, double *pages,
-								int *layers);
+								int *layers, uint64 *content);
 extern List *bf_join_open_leaves(List *leaves, List **metas);
 extern void bf_join_close_leaves(List *rels);
 extern BfJoinFilter *bf_join_filter_open(List *leaves, Oid keytype,

@@ -28,7 +28,6 @@
 #include "access/relation.h"
 #include "catalog/index.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_inherits.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "utils/lsyscache.h"
@@ -91,96 +90,6 @@ index_usable(Oid indexoid, bool *too_new)
 	return trust == BF_TRUSTED;
 }
 
-/* a leaf index and its table */
-typedef struct BfLeafPair
-{
-	Oid			table;
-	Oid			index;
-} BfLeafPair;
-
-static int
-leaf_pair_cmp(const void *a, const void *b)
-{
-	Oid			x = ((const BfLeafPair *) a)->table;
-	Oid			y = ((const BfLeafPair *) b)->table;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * The leaf indexes whose keys together are every key of the index's table
- * (the index itself, or under a partitioned index one valid index for each
- * leaf partition), as bf_leaf_indexes finds them, but false instead of an
- * error where they are not: a partition that no leaf index covers, or a
- * leaf PostgreSQL does not trust (*too_new set where a later transaction
- * may).  The partitions and their indexes are locked as they would be by a
- * scan.
- */
-bool
-bf_join_leaves(Oid indexoid, List **leaves, bool *too_new)
-{
-	char		kind = get_rel_relkind(indexoid);
-	Oid			heapoid;
-	List	   *tables;
-	List	   *indexes;
-	BfLeafPair *pairs;
-	int			npairs = 0;
-	ListCell   *lc;
-
-	*leaves = NIL;
-	if (kind == RELKIND_INDEX)
-	{
-		if (!index_usable(indexoid, too_new))
-			return false;
-		*leaves = list_make1_oid(indexoid);
-		return true;
-	}
-	if (kind != RELKIND_PARTITIONED_INDEX)
-		return false;
-	heapoid = IndexGetRelation(indexoid, true);
-	if (!OidIsValid(heapoid))
-		return false;
-
-	tables = find_all_inheritors(heapoid, AccessShareLock, NULL);
-	indexes = find_all_inheritors(indexoid, AccessShareLock, NULL);
-
-	/* each leaf index by its table, sorted: one look-up per partition */
-	pairs = palloc(Max(list_length(indexes), 1) * sizeof(BfLeafPair));
-	foreach(lc, indexes)
-	{
-		Oid			index = lfirst_oid(lc);
-
-		if (get_rel_relkind(index) != RELKIND_INDEX)
-			continue;
-		pairs[npairs].table = IndexGetRelation(index, true);
-		pairs[npairs].index = index;
-		npairs++;
-	}
-	qsort(pairs, npairs, sizeof(BfLeafPair), leaf_pair_cmp);
-
-	foreach(lc, tables)
-	{
-		BfLeafPair	key;
-		BfLeafPair *found;
-
-		key.table = lfirst_oid(lc);
-		if (get_rel_relkind(key.table) == RELKIND_PARTITIONED_TABLE)
-			continue;
-		found = bsearch(&key, pairs, npairs, sizeof(BfLeafPair), leaf_pair_cmp);
-		if (found == NULL || !index_usable(found->index, too_new))
-		{
-			list_free(*leaves);
-			*leaves = NIL;
-			break;
-		}
-		*leaves = lappend_oid(*leaves, found->index);
-	}
-	pfree(pairs);
-	list_free(tables);
-	list_free(indexes);
-	return *leaves != NIL;
-}
-
 /*
  * Open a leaf for the planner or the join node and read its metapage: NULL,
  * without an error, where it is not a bloomfilter index this code can read
@@ -207,16 +116,20 @@ leaf_open(Oid leafoid, BfMetaPageData *meta)
  * For the planner: the share of absent keys that some leaf answers "maybe"
  * for (from each layer's blocks, hashes and keys counted so far, so that a
  * filter filled past its rate is seen), the leaves' bitmap pages, and their
- * layers (pages a probe reads).  false if a leaf cannot be read.
+ * layers (pages a probe reads); *content changes with the keys, layers and
+ * blocks the leaves hold (the planner's cache of what it probed is keyed by
+ * it).  false if a leaf cannot be read.
  */
 bool
-bf_join_index_shape(List *leaves, double *fpr, double *pages, int *layers)
+bf_join_index_shape(List *leaves, double *fpr, double *pages, int *layers,
+					uint64 *content)
 {
 	double		none = 1.0;
 	ListCell   *lc;
 
 	*pages = 0;
 	*layers = 0;
+	*content = 0;
 	foreach(lc, leaves)
 	{
 		BfMetaPageData meta;
@@ -232,6 +145,7 @@ bf_join_index_shape(List *leaves, double *fpr, double *pages, int *layers)
 			none *= 1.0 - bloom_expected_fpr(l->nblocks, (int) l->k,
 											 (double) l->nkeys);
 			*pages += l->npages;
+			*content += l->nkeys + (l->nblocks << 20) + ((uint64) l->id << 40);
 		}
 		*layers += (int) meta.nlayers;
 	}

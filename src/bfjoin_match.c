@@ -24,6 +24,7 @@
 #include "access/table.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "catalog/partition.h"
 #include "catalog/pg_opfamily.h"
 #include "commands/defrem.h"
 #include "nodes/makefuncs.h"
@@ -36,6 +37,8 @@
 #include "rewrite/rewriteManip.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
 
 #include "bfindex.h"
 #include "bfjoin.h"
@@ -85,20 +88,18 @@ static bool
 clause_hashes_alike(Oid opno, Oid outertype, Oid outercoll, Oid indextype,
 					Oid indexcoll)
 {
-	Oid			am[2] = {BTREE_AM_OID, HASH_AM_OID};
-	int			strategy[2] = {BTEqualStrategyNumber, HTEqualStrategyNumber};
-	bool		equality = false;
+	/* the default families, from the type cache (no catalog scan) */
+	TypeCacheEntry *tce = lookup_type_cache(getBaseType(indextype),
+											TYPECACHE_BTREE_OPFAMILY |
+											TYPECACHE_HASH_OPFAMILY);
+	bool		equality;
 	BloomKeyType kto;
 	BloomKeyType kti;
 
-	for (int i = 0; i < 2 && !equality; i++)
-	{
-		Oid			opclass = GetDefaultOpClass(getBaseType(indextype), am[i]);
-
-		if (OidIsValid(opclass) &&
-			get_op_opfamily_strategy(opno, get_opclass_family(opclass)) == strategy[i])
-			equality = true;
-	}
+	equality = (OidIsValid(tce->btree_opf) &&
+				get_op_opfamily_strategy(opno, tce->btree_opf) == BTEqualStrategyNumber) ||
+		(OidIsValid(tce->hash_opf) &&
+		 get_op_opfamily_strategy(opno, tce->hash_opf) == HTEqualStrategyNumber);
 	if (!equality || !op_strict(opno))
 		return false;
 
@@ -222,19 +223,114 @@ bf_join_plain_candidate(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *inn
 		if (!find_clause(restrictlist, outerrel, innerrel, key,
 						 ix->indexcollations[0], c))
 			continue;
-		if (!bf_join_leaves(ix->indexoid, &c->leaves, NULL))
+		if (bf_index_trust(ix->indexoid) != BF_TRUSTED)
 			continue;
+		c->leaves = list_make1_oid(ix->indexoid);
 		c->indexoid = ix->indexoid;
 		return true;
 	}
 	return false;
 }
 
+/* The access method of relation relid, from the syscache (nothing opened). */
+static Oid
+rel_am(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			am = InvalidOid;
+
+	if (HeapTupleIsValid(tup))
+	{
+		am = ((Form_pg_class) GETSTRUCT(tup))->relam;
+		ReleaseSysCache(tup);
+	}
+	return am;
+}
+
+/*
+ * The leaf index of partitioned index indexoid on one leaf partition: from
+ * the planner's list of the leaf's indexes (valid ones, opened and locked
+ * by the planner already), the one whose ancestors hold indexoid.
+ */
+static Oid
+leaf_index(RelOptInfo *leaf, Oid indexoid, Oid amoid)
+{
+	ListCell   *lc;
+
+	foreach(lc, leaf->indexlist)
+	{
+		IndexOptInfo *ix = lfirst_node(IndexOptInfo, lc);
+		List	   *ancestors;
+		bool		under;
+
+		if (ix->relam != amoid || ix->hypothetical)
+			continue;
+		ancestors = get_partition_ancestors(ix->indexoid);
+		under = list_member_oid(ancestors, indexoid);
+		list_free(ancestors);
+		if (under)
+			return ix->indexoid;
+	}
+	return InvalidOid;
+}
+
+/*
+ * The leaf indexes under partitioned index indexoid for the partitions the
+ * plan scans: those pruning left (live_parts), under sub-partitioned ones
+ * too; never the pruned ones, which are neither locked nor opened (their
+ * rows cannot meet the inner side's conditions, so the filter need not hold
+ * their keys).  false where a live leaf has no index PostgreSQL trusts
+ * (*too_new where it is one too new for this transaction's snapshots, or
+ * unknown).
+ */
+static bool
+live_leaves(PlannerInfo *root, RelOptInfo *rel, Oid indexoid, Oid amoid,
+			List **leaves, bool *too_new)
+{
+	int			i = -1;
+
+	if (rel->part_rels == NULL)
+		return false;
+	while ((i = bms_next_member(rel->live_parts, i)) >= 0)
+	{
+		RelOptInfo *part = rel->part_rels[i];
+		Oid			leaf;
+
+		if (part == NULL)
+			return false;
+		if (IS_DUMMY_REL(part))
+			continue;
+		if (planner_rt_fetch(part->relid, root)->relkind == RELKIND_PARTITIONED_TABLE)
+		{
+			if (!live_leaves(root, part, indexoid, amoid, leaves, too_new))
+				return false;
+			continue;
+		}
+		leaf = leaf_index(part, indexoid, amoid);
+		if (!OidIsValid(leaf))
+		{
+			/* not in the planner's list: invalid, or too new for now */
+			*too_new = true;
+			return false;
+		}
+		if (bf_index_trust(leaf) != BF_TRUSTED)
+		{
+			if (bf_index_trust(leaf) == BF_TRUST_TOO_NEW)
+				*too_new = true;
+			return false;
+		}
+		*leaves = lappend_oid(*leaves, leaf);
+	}
+	return true;
+}
+
 /*
  * A partitioned bloomfilter index of a partitioned inner table that answers
  * a clause of the join.  The planner keeps no IndexOptInfo for it (only for
- * unique indexes of a partitioned table), so it is found in the catalog; it
- * serves only where every leaf partition has a valid leaf index.
+ * unique indexes of a partitioned table), so it is found in the catalog
+ * (each index's access method from the syscache first: only a bloomfilter
+ * index is opened); it serves only where every partition the plan scans
+ * has a valid leaf index.  An inner side pruned to nothing gets no path.
  */
 bool
 bf_join_partitioned_candidate(PlannerInfo *root, RelOptInfo *outerrel,
@@ -242,12 +338,15 @@ bf_join_partitioned_candidate(PlannerInfo *root, RelOptInfo *outerrel,
 							  List *restrictlist, Oid amoid,
 							  BfJoinCandidate *c)
 {
-	Relation	table = table_open(tableoid, NoLock);
-	List	   *indexes = RelationGetIndexList(table);
+	Relation	table;
+	List	   *indexes;
 	ListCell   *lc;
 	bool		found = false;
-	bool		too_new = false;
 
+	if (bms_is_empty(innerrel->live_parts) || IS_DUMMY_REL(innerrel))
+		return false;
+	table = table_open(tableoid, NoLock);
+	indexes = RelationGetIndexList(table);
 	table_close(table, NoLock);
 	foreach(lc, indexes)
 	{
@@ -255,12 +354,13 @@ bf_join_partitioned_candidate(PlannerInfo *root, RelOptInfo *outerrel,
 		Relation	index;
 		Node	   *key = NULL;
 		Oid			coll;
+		bool		too_new = false;
 
-		if (get_rel_relkind(indexoid) != RELKIND_PARTITIONED_INDEX)
+		if (rel_am(indexoid) != amoid ||
+			get_rel_relkind(indexoid) != RELKIND_PARTITIONED_INDEX)
 			continue;
 		index = index_open(indexoid, AccessShareLock);
-		if (index->rd_rel->relam == amoid &&
-			index->rd_index->indnatts == 1 &&
+		if (index->rd_index->indnatts == 1 &&
 			index->rd_index->indisvalid &&
 			RelationGetIndexPredicate(index) == NIL)
 		{
@@ -292,10 +392,14 @@ bf_join_partitioned_candidate(PlannerInfo *root, RelOptInfo *outerrel,
 		 * snapshots is not used, as get_relation_info skips such an index:
 		 * the plan is then for this transaction only.
 		 */
-		if (!bf_join_leaves(indexoid, &c->leaves, &too_new))
+		c->leaves = NIL;
+		if (!live_leaves(root, innerrel, indexoid, amoid, &c->leaves, &too_new) ||
+			c->leaves == NIL)
 		{
 			if (too_new)
 				root->glob->transientPlan = true;
+			list_free(c->leaves);
+			c->leaves = NIL;
 			continue;
 		}
 		c->indexoid = indexoid;

@@ -24,8 +24,13 @@
  *	  enum key (labels renamed since the index was built hash otherwise: the
  *	  probe would have to check them, and could only fail);
  *	- an invalid or not-ready index, a partial index whose predicate the
- *	  inner's restrictions do not imply, a partitioned table with a leaf no
- *	  valid index covers.
+ *	  inner's restrictions do not imply, a partitioned table with a
+ *	  partition the plan scans that no valid leaf index covers.
+ * What planning costs where no path is offered: the cheap checks first (the
+ * join's type, an outer side of one row, a bloomfilter index in the
+ * planner's list or, for a partitioned table, by its access method in the
+ * catalog cache), and of a partitioned table only the partitions pruning
+ * left, whose indexes the planner has opened already (bfjoin_match.c).
  * The library is loaded by the time this runs, even in a session with
  * nothing preloaded: the planner opens the inner table's indexes
  * (get_relation_info calls the access method's handler) before it searches
@@ -61,10 +66,14 @@
 #include "rewrite/rewriteManip.h"
 #include "access/htup_details.h"
 #include "catalog/pg_statistic.h"
+#include "common/hashfn.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/selfuncs.h"
+#include "utils/syscache.h"
 
 #include "bfindex.h"
 #include "bfjoin.h"
@@ -80,6 +89,13 @@ static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
 #define BFJ_PROBE_COST			3.0
 #define BFJ_PROBE_MISS_COST		6.0
 #define BFJ_PAGE_PROBE_COST		25.0
+/*
+ * Testing a key's block in each further leaf of a partitioned index (the
+ * key hashed once where the leaves share a seed): a test, and one that
+ * misses the cache.  A key is tested in every leaf the plan scans.
+ */
+#define BFJ_LEAF_TEST_COST		1.0
+#define BFJ_LEAF_MISS_COST		3.0
 /* bits a CPU cache holds, about: larger filters miss on most probes */
 #define BFJ_CACHED_BYTES		(2 * 1024 * 1024)
 /* copying a page of the filter into memory, in seq_page_cost */
@@ -93,6 +109,12 @@ static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
 /* probes of the statistics' values at most, over every leaf (planning) */
 #define BFJ_PROBE_BUDGET		2048
 #define BFJ_PROBE_MIN_VALUES	8
+/*
+ * An outer side estimated at one row gets no path: the most the filter
+ * could save is one exact check, less than planning the path costs (the
+ * leaves' metapages read, the statistics probed).
+ */
+#define BFJ_MIN_OUTER_ROWS		2
 
 /*
  * May the node return the join's target list from the outer rows?  Every
@@ -120,58 +142,30 @@ target_from_outer(RelOptInfo *joinrel, RelOptInfo *outerrel,
 }
 
 /*
- * The share of outer rows whose key the filter answers "maybe" for, from the
- * outer key's statistics: its most common values and histogram bounds,
- * probed in the index (false positives included), weighed as
- * bloom_contains' estimate weighs them (docs/planner.md).  PostgreSQL's own
- * estimate of a semi or anti join assumes that every outer key is found
- * when the inner side has more distinct keys, which is the case the filter
- * is for; the filter knows better.  -1 where there are no statistics the
- * user may read, where the inner table's row-level security applies (the
- * estimate, shown by EXPLAIN, would tell of rows the policies hide).
- * With many partitions, an even sample of the values is probed in each:
- * about BFJ_PROBE_BUDGET probes in all, but BFJ_PROBE_MIN_VALUES values at
- * least.
+ * Probe the outer key's most common values and histogram bounds in the
+ * leaves; the share of outer rows whose key the filter answers "maybe" for,
+ * or -1 without either statistic.  With many partitions, an even sample of
+ * the values is probed in each: about BFJ_PROBE_BUDGET probes in all, but
+ * BFJ_PROBE_MIN_VALUES values at least.
  */
 static double
-filter_maybe_share(PlannerInfo *root, Expr *outer_key, Oid inner_table,
-				   List *leaves)
+probe_statistics(HeapTuple stats, BloomKeyType *kt, List *leaves)
 {
-	VariableStatData vardata;
 	AttStatsSlot mcv;
 	AttStatsSlot hist;
-	bool		have_mcv = false;
-	bool		have_hist = false;
+	bool		have_mcv;
+	bool		have_hist;
 	double		share = -1;
-	double		nullfrac;
-	BloomKeyType kt;
+	double		nullfrac = ((Form_pg_statistic) GETSTRUCT(stats))->stanullfrac;
 	List	   *rels;
 	List	   *metas;
 
-	if (check_enable_rls(inner_table, InvalidOid, true) == RLS_ENABLED)
-		return -1;
-	examine_variable(root, (Node *) outer_key, 0, &vardata);
-	if (!HeapTupleIsValid(vardata.statsTuple) || !vardata.acl_ok)
-	{
-		ReleaseVariableStats(vardata);
-		return -1;
-	}
-	memset(&kt, 0, sizeof(kt));
-	if (!bloom_key_type_try_init(&kt, vardata.atttype, exprCollation((Node *) outer_key),
-								 CurrentMemoryContext) || kt.kind == KEY_ENUM)
-	{
-		ReleaseVariableStats(vardata);
-		return -1;
-	}
-	nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
-	have_mcv = get_attstatsslot(&mcv, vardata.statsTuple, STATISTIC_KIND_MCV,
+	have_mcv = get_attstatsslot(&mcv, stats, STATISTIC_KIND_MCV,
 								InvalidOid, ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS);
-	have_hist = get_attstatsslot(&hist, vardata.statsTuple,
-								 STATISTIC_KIND_HISTOGRAM, InvalidOid,
-								 ATTSTATSSLOT_VALUES);
-
-	rels = bf_join_open_leaves(leaves, &metas);
-	if (rels != NIL && (have_mcv || have_hist))
+	have_hist = get_attstatsslot(&hist, stats, STATISTIC_KIND_HISTOGRAM,
+								 InvalidOid, ATTSTATSSLOT_VALUES);
+	rels = (have_mcv || have_hist) ? bf_join_open_leaves(leaves, &metas) : NIL;
+	if (rels != NIL)
 	{
 		double		mcv_total = 0;
 		double		mcv_seen = 0;
@@ -202,9 +196,9 @@ filter_maybe_share(PlannerInfo *root, Expr *outer_key, Oid inner_table,
 				{
 					BfMetaPageData *meta = lfirst(lm);
 
-					if (strcmp(meta->family, kt.family) != 0 ||
+					if (strcmp(meta->family, kt->family) != 0 ||
 						bf_probe_hash(lfirst(lr), meta,
-									  bloom_key_hash(&kt, slot->values[i], meta->seed)))
+									  bloom_key_hash(kt, slot->values[i], meta->seed)))
 					{
 						maybe = true;
 						break;
@@ -238,6 +232,154 @@ filter_maybe_share(PlannerInfo *root, Expr *outer_key, Oid inner_table,
 	if (have_hist)
 		free_attstatsslot(&hist);
 	bf_join_close_leaves(rels);
+	return share;
+}
+
+/*
+ * The shares found so far, for this backend: probing the statistics' values
+ * is the costly part of planning a join the filter may serve, and planning a
+ * short query again should not pay it again.  Keyed by the index, the
+ * leaves probed, what they held (their keys, layers and blocks counted: new
+ * keys make a new entry) and the statistics row (table, column, inheritance)
+ * with the key's type; emptied when pg_statistic changes (ANALYZE) and
+ * entries dropped when the index or the table is invalidated.
+ */
+typedef struct BfShareKey
+{
+	Oid			indexoid;
+	Oid			statrel;
+	int32		attnum;
+	bool		inherit;
+	Oid			keytype;
+	Oid			keycoll;
+	int32		nleaves;
+	uint32		leaves_hash;
+	uint64		content;
+} BfShareKey;
+
+typedef struct BfShareEntry
+{
+	BfShareKey	key;
+	double		share;
+} BfShareEntry;
+
+static HTAB *share_cache = NULL;
+
+/* entries at most (each about 80 bytes) */
+#define BFJ_SHARE_CACHE_MAX		1024
+
+static void
+share_cache_forget(Oid relid)
+{
+	HASH_SEQ_STATUS seq;
+	BfShareEntry *e;
+
+	if (share_cache == NULL)
+		return;
+	hash_seq_init(&seq, share_cache);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (!OidIsValid(relid) || e->key.indexoid == relid ||
+			e->key.statrel == relid)
+			hash_search(share_cache, &e->key, HASH_REMOVE, NULL);
+}
+
+static void
+share_relcache_changed(Datum arg, Oid relid)
+{
+	share_cache_forget(relid);
+}
+
+static void
+share_stats_changed(Datum arg, int cacheid, uint32 hashvalue)
+{
+	share_cache_forget(InvalidOid);
+}
+
+/*
+ * The share of outer rows whose key the filter answers "maybe" for, from the
+ * outer key's statistics: its most common values and histogram bounds,
+ * probed in the index (false positives included), weighed as
+ * bloom_contains' estimate weighs them (docs/planner.md).  PostgreSQL's own
+ * estimate of a semi or anti join assumes that every outer key is found
+ * when the inner side has more distinct keys, which is the case the filter
+ * is for; the filter knows better.  -1 where there are no statistics the
+ * user may read, where the inner table's row-level security applies (the
+ * estimate, shown by EXPLAIN, would tell of rows the policies hide).  From
+ * the backend's cache where the same statistics were probed in the same
+ * leaves holding the same keys.
+ */
+static double
+filter_maybe_share(PlannerInfo *root, Expr *outer_key, Oid indexoid,
+				   Oid inner_table, List *leaves, uint64 content)
+{
+	VariableStatData vardata;
+	BloomKeyType kt;
+	BfShareKey	key;
+	BfShareEntry *e = NULL;
+	double		share;
+
+	if (check_enable_rls(inner_table, InvalidOid, true) == RLS_ENABLED)
+		return -1;
+	examine_variable(root, (Node *) outer_key, 0, &vardata);
+	if (!HeapTupleIsValid(vardata.statsTuple) || !vardata.acl_ok)
+	{
+		ReleaseVariableStats(vardata);
+		return -1;
+	}
+	memset(&kt, 0, sizeof(kt));
+	if (!bloom_key_type_try_init(&kt, vardata.atttype, exprCollation((Node *) outer_key),
+								 CurrentMemoryContext) || kt.kind == KEY_ENUM)
+	{
+		ReleaseVariableStats(vardata);
+		return -1;
+	}
+
+	/* a row of pg_statistic itself (not extended statistics) is cached */
+	if (vardata.freefunc == ReleaseSysCache)
+	{
+		Form_pg_statistic st = (Form_pg_statistic) GETSTRUCT(vardata.statsTuple);
+		ListCell   *lc;
+		int			i = 0;
+		Oid		   *oids = palloc(Max(list_length(leaves), 1) * sizeof(Oid));
+
+		if (share_cache == NULL)
+		{
+			HASHCTL		ctl;
+
+			ctl.keysize = sizeof(BfShareKey);
+			ctl.entrysize = sizeof(BfShareEntry);
+			share_cache = hash_create("bloomfilter join shares", 64, &ctl,
+									  HASH_ELEM | HASH_BLOBS);
+		}
+		foreach(lc, leaves)
+			oids[i++] = lfirst_oid(lc);
+		memset(&key, 0, sizeof(key));
+		key.indexoid = indexoid;
+		key.statrel = st->starelid;
+		key.attnum = st->staattnum;
+		key.inherit = st->stainherit;
+		key.keytype = vardata.atttype;
+		key.keycoll = exprCollation((Node *) outer_key);
+		key.nleaves = i;
+		key.leaves_hash = hash_bytes((const unsigned char *) oids, i * sizeof(Oid));
+		key.content = content;
+		pfree(oids);
+		e = hash_search(share_cache, &key, HASH_FIND, NULL);
+		if (e != NULL)
+		{
+			ReleaseVariableStats(vardata);
+			return e->share;
+		}
+	}
+	share = probe_statistics(vardata.statsTuple, &kt, leaves);
+	if (vardata.freefunc == ReleaseSysCache)
+	{
+		/* entries for keys since added stay until an invalidation: a bound */
+		if (hash_get_num_entries(share_cache) >= BFJ_SHARE_CACHE_MAX)
+			share_cache_forget(InvalidOid);
+		e = hash_search(share_cache, &key, HASH_ENTER, NULL);
+		e->share = share;
+	}
 	ReleaseVariableStats(vardata);
 	return share;
 }
@@ -249,6 +391,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		  BfJoinCandidate *c, double fpr, double share, double pages,
 		  int layers)
 {
+	int			nleaves = Max(list_length(c->leaves), 1);
 	CustomPath *cp = makeNode(CustomPath);
 	CustomPath *mp = makeNode(CustomPath);
 	double		outer_rows = outer->rows;
@@ -280,14 +423,20 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	maybes = clamp_row_est(outer_rows * share);
 	out_rows = clamp_row_est(joinrel->rows * frac);
 
-	/* a probe, and reading the bits into memory where that pays */
+	/*
+	 * A probe, and reading the bits into memory where that pays.  A key is
+	 * tested in every leaf (a partitioned index): one test per leaf.
+	 */
 	cost_qual_eval_node(&keycost, (Node *) c->outer_key, root);
 	if (outer_rows * Max(layers, 1) >= pages &&
 		pages * BLCKSZ <= (double) bloom_cache_budget_kb * 1024)
 	{
+		bool		cached = pages * BLCKSZ <= BFJ_CACHED_BYTES;
+
 		copy = pages * seq_page_cost * BFJ_COPY_PAGE_COST;
 		probe = cpu_operator_cost *
-			(pages * BLCKSZ > BFJ_CACHED_BYTES ? BFJ_PROBE_MISS_COST : BFJ_PROBE_COST);
+			((cached ? BFJ_PROBE_COST : BFJ_PROBE_MISS_COST) +
+			 (nleaves - 1) * (cached ? BFJ_LEAF_TEST_COST : BFJ_LEAF_MISS_COST));
 	}
 	else
 		probe = cpu_operator_cost * BFJ_PAGE_PROBE_COST * Max(layers, 1);
@@ -371,6 +520,7 @@ bf_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	double		share;
 	double		pages;
 	int			layers;
+	uint64		content;
 
 	if (prev_set_join_pathlist_hook)
 		prev_set_join_pathlist_hook(root, joinrel, outerrel, innerrel,
@@ -383,6 +533,7 @@ bf_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 		innerrel->rtekind != RTE_RELATION ||
 		extra->restrictlist == NIL ||
 		outerrel->cheapest_total_path == NULL ||
+		outerrel->rows < BFJ_MIN_OUTER_ROWS ||
 		!target_from_outer(joinrel, outerrel, innerrel, jointype))
 		return;
 	amoid = bf_join_am_oid();
@@ -404,9 +555,10 @@ bf_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	inner = bf_join_exact_check_path(root, outerrel, innerrel, extra->restrictlist, false);
 	if (inner == NULL)
 		return;
-	if (!bf_join_index_shape(c.leaves, &fpr, &pages, &layers))
+	if (!bf_join_index_shape(c.leaves, &fpr, &pages, &layers, &content))
 		return;
-	share = filter_maybe_share(root, c.outer_key, rte->relid, c.leaves);
+	share = filter_maybe_share(root, c.outer_key, c.indexoid, rte->relid,
+							   c.leaves, content);
 
 	outer = outerrel->cheapest_total_path;
 	if (outer->param_info == NULL)
@@ -449,6 +601,8 @@ bf_join_register(void)
 {
 	prev_set_join_pathlist_hook = set_join_pathlist_hook;
 	set_join_pathlist_hook = bf_join_pathlist;
+	CacheRegisterRelcacheCallback(share_relcache_changed, (Datum) 0);
+	CacheRegisterSyscacheCallback(STATRELATTINH, share_stats_changed, (Datum) 0);
 	RegisterCustomScanMethods(&bf_join_anti_scan_methods);
 	RegisterCustomScanMethods(&bf_join_semi_scan_methods);
 	RegisterCustomScanMethods(&bf_join_maybe_scan_methods);

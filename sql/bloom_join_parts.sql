@@ -1,0 +1,159 @@
+--
+-- bloom_join_parts: the join pre-check over partitioned inner tables.  The
+-- planner's hook locks and opens only the partitions the plan scans (the
+-- others pruned), and a join into a range, list or hash partitioned table
+-- gives the rows of the plain plan.
+--
+SET max_parallel_workers_per_gather = 0;
+
+-- The query's rows with the setting on and off, and whether the node was
+-- used with it on; an error if the rows differ.
+CREATE FUNCTION jp_check(q text, OUT uses_filter bool, OUT nrows bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+    plan text := '';
+    line text;
+    on_rows text[];
+    off_rows text[];
+BEGIN
+    PERFORM set_config('bloomfilter.join_filter', 'on', true);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        plan := plan || line || E'\n';
+    END LOOP;
+    uses_filter := plan ~ 'Bloom(Anti|Semi)Join';
+    EXECUTE format('SELECT array_agg(t::text ORDER BY t::text) FROM (%s) t', q) INTO on_rows;
+    PERFORM set_config('bloomfilter.join_filter', 'off', true);
+    EXECUTE format('SELECT array_agg(t::text ORDER BY t::text) FROM (%s) t', q) INTO off_rows;
+    PERFORM set_config('bloomfilter.join_filter', 'on', true);
+    IF on_rows IS DISTINCT FROM off_rows THEN
+        RAISE EXCEPTION 'rows differ with bloomfilter.join_filter: % against %', on_rows, off_rows;
+    END IF;
+    nrows := coalesce(cardinality(on_rows), 0);
+END
+$$;
+
+-- The locks this transaction holds after planning the query (EXPLAIN)
+-- with the setting given: planning locks what it opens until the end of
+-- the transaction, so each call is its own statement.
+CREATE FUNCTION jp_locks(q text, setting text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+BEGIN
+    PERFORM set_config('bloomfilter.join_filter', setting, true);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    END LOOP;
+    RETURN (SELECT count(*) FROM pg_locks WHERE pid = pg_backend_pid());
+END
+$$;
+
+-- The Bloom Filter line of the plan: the index, and the leaves it probes.
+CREATE FUNCTION jp_filter(q text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        IF line ~ 'Bloom' THEN
+            RETURN NEXT trim(line);
+        END IF;
+    END LOOP;
+END
+$$;
+
+--
+-- 300 range partitions, the inner side pruned to one: the hook locks no
+-- more than the plain plan does (before, every partition and its index:
+-- about 600 locks more)
+--
+CREATE TABLE jp_out (k bigint);
+INSERT INTO jp_out SELECT g FROM generate_series(1, 3000) g;
+ANALYZE jp_out;
+CREATE TABLE jp_many (k bigint) PARTITION BY RANGE (k);
+DO $$
+BEGIN
+    FOR i IN 0 .. 299 LOOP
+        EXECUTE format('CREATE TABLE jp_many_%s PARTITION OF jp_many FOR VALUES FROM (%s) TO (%s)',
+                       i, i * 100, (i + 1) * 100);
+    END LOOP;
+END
+$$;
+INSERT INTO jp_many SELECT g * 2 FROM generate_series(0, 14999) g;
+CREATE INDEX ON jp_many (k);
+CREATE INDEX jp_many_bf ON jp_many USING bloomfilter (k) WITH (capacity = 1000);
+ANALYZE jp_many;
+\set q 'SELECT * FROM jp_out o WHERE NOT EXISTS (SELECT 1 FROM jp_many p WHERE p.k = o.k AND p.k >= 1000 AND p.k < 1100)'
+SELECT jp_locks(:'q', 'off') AS off_locks \gset
+SELECT jp_locks(:'q', 'on') - :off_locks <= 2 AS few_more_locks;
+SELECT * FROM jp_check(:'q');
+-- the path is offered, and its filter probes the one partition's index
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT * FROM jp_filter(:'q');
+SELECT * FROM jp_check(:'q');
+-- pruned to nothing: no path, nothing opened
+\set q 'SELECT * FROM jp_out o WHERE NOT EXISTS (SELECT 1 FROM jp_many p WHERE p.k = o.k AND p.k < 0)'
+SELECT jp_locks(:'q', 'on') - jp_locks(:'q', 'off') <= 0 AS no_more_locks;
+SELECT * FROM jp_check(:'q');
+-- two partitions of 300, as an EXISTS
+\set q 'SELECT * FROM jp_out o WHERE EXISTS (SELECT 1 FROM jp_many p WHERE p.k = o.k AND p.k >= 2050 AND p.k < 2250)'
+SELECT jp_locks(:'q', 'off') AS off_locks \gset
+SELECT jp_locks(:'q', 'on') - :off_locks <= 2 AS few_more_locks;
+SELECT * FROM jp_check(:'q');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+-- a one-row outer side gets no path: nothing to gain, the plan is PostgreSQL's
+\set q 'SELECT * FROM jp_out o WHERE o.k = 7 AND NOT EXISTS (SELECT 1 FROM jp_many p WHERE p.k = o.k)'
+SELECT * FROM jp_check(:'q');
+DROP TABLE jp_many;
+
+--
+-- Range, list and hash partitioned inner tables (sub-partitioned too):
+-- the rows of the plain plan, the filter probing the leaves the plan scans
+--
+CREATE TABLE jp_in (k int);
+INSERT INTO jp_in SELECT g * 7 FROM generate_series(1, 2000) g;
+INSERT INTO jp_in VALUES (NULL);
+ANALYZE jp_in;
+CREATE TABLE jp_range (k int) PARTITION BY RANGE (k);
+CREATE TABLE jp_range_1 PARTITION OF jp_range FOR VALUES FROM (MINVALUE) TO (5000);
+CREATE TABLE jp_range_2 PARTITION OF jp_range FOR VALUES FROM (5000) TO (MAXVALUE)
+    PARTITION BY HASH (k);
+CREATE TABLE jp_range_2a PARTITION OF jp_range_2 FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE jp_range_2b PARTITION OF jp_range_2 FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+CREATE TABLE jp_list (k int) PARTITION BY LIST (k);
+CREATE TABLE jp_hash (k int) PARTITION BY HASH (k);
+CREATE TABLE jp_list_a PARTITION OF jp_list FOR VALUES IN (3, 6, 9, 21, 42, 63, 84);
+CREATE TABLE jp_list_b PARTITION OF jp_list FOR VALUES IN (12, 15, 105, 7000);
+CREATE TABLE jp_list_other PARTITION OF jp_list DEFAULT;
+DO $$
+BEGIN
+    FOR i IN 0 .. 7 LOOP
+        EXECUTE format('CREATE TABLE jp_hash_%s PARTITION OF jp_hash FOR VALUES WITH (MODULUS 8, REMAINDER %s)', i, i);
+    END LOOP;
+END
+$$;
+INSERT INTO jp_range SELECT g * 3 FROM generate_series(1, 5000) g;
+INSERT INTO jp_list SELECT g * 3 FROM generate_series(1, 5000) g;
+INSERT INTO jp_hash SELECT g * 3 FROM generate_series(1, 5000) g;
+CREATE INDEX ON jp_range (k);
+CREATE INDEX ON jp_list (k);
+CREATE INDEX ON jp_hash (k);
+CREATE INDEX jp_range_bf ON jp_range USING bloomfilter (k);
+CREATE INDEX jp_list_bf ON jp_list USING bloomfilter (k);
+CREATE INDEX jp_hash_bf ON jp_hash USING bloomfilter (k);
+ANALYZE jp_range, jp_list, jp_hash;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_range p WHERE p.k = i.k)');
+SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE EXISTS (SELECT 1 FROM jp_range p WHERE p.k = i.k)');
+SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_range p WHERE p.k = i.k AND p.k > 6000)');
+SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_list p WHERE p.k = i.k)');
+SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE EXISTS (SELECT 1 FROM jp_list p WHERE p.k = i.k AND p.k IN (3, 6, 9, 21, 42, 63, 84, 105))');
+SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_list p WHERE p.k = i.k AND p.k IN (21, 42, 63, 84))');
+SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_hash p WHERE p.k = i.k)');
+SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE EXISTS (SELECT 1 FROM jp_hash p WHERE p.k = i.k)');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+DROP TABLE jp_in, jp_out, jp_range, jp_list, jp_hash;
+DROP FUNCTION jp_check(text), jp_locks(text, text), jp_filter(text);
