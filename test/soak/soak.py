@@ -1541,56 +1541,78 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 	def step_compact_race(self, rng, pre):
 		"""A compaction that takes long, with writers inserting all along.
 		t_cmp (capacity 1,000, no autovacuum) is loaded to 60,000 to 90,000
-		rows and its oldest rows deleted past that, so it has many layers
-		and VACUUM compacts it, scanning the whole table; meanwhile two or
-		three sessions insert batches of 20 to 400 keys (fresh ones, and half
-		of the time keys of the rows just deleted, which the old layers hold)
-		in transactions of their own until the VACUUM ends.  An insert during
+		rows, its oldest rows past that and every third row of the load
+		deleted, so it has many layers and VACUUM compacts it, scanning the
+		whole table; meanwhile two or three sessions insert batches of 10 to
+		100 keys (fresh ones, and half of the time keys of the load's rows
+		just deleted, which the newest old layers hold) in transactions of
+		their own until the VACUUM ends.  An insert during
 		the compaction must set its keys in the new layer whatever the
 		layers being replaced say: their rows may lie where the scan has
 		been already, and the old layers are dropped at its end (then
-		bloom_index_verify counts the keys missed).  Then the rate."""
+		bloom_index_verify counts the keys missed).  The VACUUM runs with a
+		cost delay (2 ms every 2 pages), so that its compaction takes a
+		second or so; the writers begin when it does, and insert 8,000 keys
+		at most.  Then the rate."""
 		T = self.tables["t_cmp"]
 		target = rng.randint(60000, 90000)
 		load = max(20000, target - T.rows)
 		nwriters = rng.randint(2, 3)
-		sizes = [rng.choice([20, 50, 100, 400]) for _ in range(nwriters)]
+		sizes = [rng.choice([10, 20, 50, 100]) for _ in range(nwriters)]
 		vsql = rng.choice(["VACUUM t_cmp", "VACUUM t_cmp", "VACUUM (ANALYZE) t_cmp", "VACUUM (FREEZE) t_cmp"])
 		wseeds = [rng.randrange(10 ** 9) for _ in range(nwriters)]
 		self.quiesce(T)
-		self.begin("INSERT ... SELECT of %d keys into t_cmp, DELETE of its oldest rows past %d; %s || %s"
+		self.begin("INSERT ... SELECT of %d keys into t_cmp, DELETE of its oldest rows past %d and of every third row of the load; %s || %s"
 				   % (load, target, vsql, " || ".join("INSERTs of %d keys until the VACUUM ends" % n for n in sizes)), pre)
 		lo = T.alloc(load)
 
 		def prepare(s):
 			s.q("INSERT INTO t_cmp (k) SELECT %s FROM generate_series(0, %d) g" % (self.key_expr(T, lo), load - 1))
 			s.q("DELETE FROM t_cmp WHERE id <= (SELECT max(id) FROM t_cmp) - %d" % target)
+			# every third row of the load: their keys are in the newest
+			# layers, their space spread over the load's pages
+			s.q("DELETE FROM t_cmp WHERE k >= %d AND k < %d AND (k - %d) %% 3 = 0" % (lo, lo + load, lo))
 		self.run_ops([Op("load t_cmp", "write", prepare, T)])
 		done = threading.Event()
 		counts = [0] * nwriters
 
 		def vacuum(s):
+			# a cost delay after every page or two: the compaction's scan
+			# takes a second or so instead of a few milliseconds
 			try:
-				time.sleep(0.05)
+				s.q("SET vacuum_cost_delay = '2ms'")
+				s.q("SET vacuum_cost_limit = 2")
 				s.q(vsql)
 				self.stats["compactions raced by writers (VACUUMs of t_cmp)"] += 1
 			finally:
 				done.set()
+				s.q("RESET vacuum_cost_delay")
+				s.q("RESET vacuum_cost_limit")
 
 		def writer(i):
 			def fn(s):
 				wr = random.Random(wseeds[i])
 				deadline = time.time() + self.args.statement_timeout
-				while not done.is_set() and time.time() < deadline:
+				# from the moment VACUUM cleans up the index (the
+				# compaction: t_cmp has no other index) to its end
+				while not done.is_set() and time.time() < deadline and \
+						s.one("SELECT count(*) FROM pg_stat_progress_vacuum WHERE relid = 't_cmp'::regclass "
+							  "AND phase IN ('cleaning up indexes', 'truncating heap', 'performing final cleanup')") == 0:
+					time.sleep(0.01)
+				# (fewer keys in all than the new layer's headroom: more
+				# would grow the index past it, and the compaction would
+				# give its layer up and begin again)
+				while not done.is_set() and time.time() < deadline and counts[i] < 8000 // nwriters:
+					time.sleep(0.005)
 					n = sizes[i]
 					# fresh keys, or (half of the time) keys of the rows
-					# just deleted, which the old layers hold
-					gone = T.next_key - target - n
-					if wr.random() < 0.5 and gone > 1:
-						first = wr.randrange(max(1, gone - target), gone)
+					# just deleted, which the newest old layers hold
+					if wr.random() < 0.5:
+						j = wr.randrange(0, load // 3 - n)
+						s.q("INSERT INTO t_cmp (k) SELECT (%d + 3 * (%d + g))::bigint FROM generate_series(0, %d) g"
+							% (lo, j, n - 1))
 					else:
-						first = T.alloc(n)
-					s.q("INSERT INTO t_cmp (k) SELECT %s FROM generate_series(0, %d) g" % (self.key_expr(T, first), n - 1))
+						s.q("INSERT INTO t_cmp (k) SELECT %s FROM generate_series(0, %d) g" % (self.key_expr(T, T.alloc(n)), n - 1))
 					counts[i] += n
 			return fn
 		ops = [Op(vsql, "maintenance", vacuum, T)] + \
