@@ -77,7 +77,8 @@ SCENARIOS = collections.OrderedDict([
 # weights): each looks for a defect that the random mix finds too seldom
 # for a short run (test/soak/README.md, "What the suite's run catches");
 # --no-tour leaves them to the draw.
-TOUR = [("compact_race", None), ("horizon", None), ("trickle", None), ("ddl", "alter_type")]
+TOUR = [("compact_race", None), ("horizon", None), ("trickle", None), ("ddl", "alter_type"),
+		("write", "trigger")]
 EXTRAS = ["readers", "trigger", "autovacuum"]
 
 # SQLSTATEs
@@ -680,7 +681,7 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 		if on:
 			s.q("RESET soak.trigger_check")
 
-	def gen_write(self, rng, T, kind=None):
+	def gen_write(self, rng, T, kind=None, trig=None):
 		kinds = [("insert_single", 20), ("insert_bulk", 25), ("copy", 15),
 				 ("update_key", 12), ("delete", 10)]
 		if self.merge:
@@ -690,7 +691,8 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 				kind = "delete"
 			else:
 				kind = weighted(rng, kinds)
-		trig = self.trigger_on(rng, T)
+		if trig is None:
+			trig = self.trigger_on(rng, T)
 		tag = " [trigger probe]" if trig else ""
 		name = T.name
 		if kind == "insert_single":
@@ -1176,6 +1178,14 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 			log("step %d: %s" % (self.step, self.current))
 
 	def step_write(self, rng, pre):
+		if self.forced == "trigger" and "trigger" not in self.args.skip_set:
+			# the tour's: a bulk insert whose statement trigger probes its
+			# keys in parallel workers
+			T = rng.choice([T for T in self.tables.values() if T.trigger])
+			ops = [self.gen_write(rng, T, "insert_bulk", trig=True)]
+			self.begin(ops[0].desc, pre)
+			self.run_ops(ops)
+			return
 		n = rng.choice([1, 1, 2, 2, 3, 4])
 		if rng.random() < 0.5:
 			T = self.pick_table(rng)
