@@ -68,13 +68,36 @@ SCENARIOS = collections.OrderedDict([
 	("enum_rename", 1),		# the enum type or a label renamed: refusals, VACUUM goes on, REINDEX
 	("maintenance", 2),		# CHECKPOINT, ANALYZE
 	("short", 4),			# short connections inserting a few keys each, ANALYZE between
+	("compact_race", 4),	# a long compaction of t_cmp with writers inserting all along
+	("trickle", 2),			# t_fresh's layer past its capacity by keys counted one by one, the rate checked
+	("horizon", 3),			# a standby snapshot that sees rows a compaction dropped (t_fresh)
 ])
+
+# Every run begins with one step of each of these (then draws from the
+# weights): each looks for a defect that the random mix finds too seldom
+# for a short run (test/soak/README.md, "What the suite's run catches");
+# --no-tour leaves them to the draw.
+TOUR = [("compact_race", None), ("horizon", None), ("trickle", None), ("ddl", "alter_type"),
+		("write", "trigger")]
 EXTRAS = ["readers", "trigger", "autovacuum"]
 
 # SQLSTATEs
 CANCEL_CONFLICT = "40001"	# serialization_failure: a recovery conflict on a standby
 DEADLOCK = "40P01"
 TRIGGER_MISS = "SOAK1"		# raised by the trigger below when a parallel probe misses
+
+
+XLOG_BLCKSZ = 8192
+
+
+def lsn_int(text):
+	"""An LSN's text (X/Y) as a number."""
+	hi, lo = text.split("/")
+	return (int(hi, 16) << 32) | int(lo, 16)
+
+
+class HarnessError(Exception):
+	"""The run could not be set up (exit 2, not a failed check)."""
 
 
 def log(msg=""):
@@ -293,14 +316,16 @@ wal_receiver_status_interval = 1s
 %s
 """ % (self.ports[0], self.tmp, autovacuum, a.standby_delay,
 			"wal_consistency_checking = 'generic'" if a.wal_consistency else ""))
-		self.pg_ctl(self.primary, self.primary_log, "start")
+		# (listed before its start: a start that fails or times out may
+		# still leave a server running, which stop() then ends)
 		self.started.append(self.primary)
+		self.pg_ctl(self.primary, self.primary_log, "start")
 		self.run([self.bin("pg_basebackup"), "-h", self.tmp, "-p", str(self.ports[0]),
 				  "-U", "postgres", "-D", self.standby, "-R", "-X", "stream",
 				  "--checkpoint=fast", "-C", "-S", "soak_standby"])
 		self.conf(self.standby, "\nport = %d\n" % self.ports[1])
-		self.pg_ctl(self.standby, self.standby_log, "start")
 		self.started.append(self.standby)
+		self.pg_ctl(self.standby, self.standby_log, "start")
 
 	def pg_ctl(self, datadir, logfile, action):
 		argv = [self.bin("pg_ctl"), "-D", datadir, "-w", "-t", "120"]
@@ -311,8 +336,12 @@ wal_receiver_status_interval = 1s
 		return self.run(argv, check=(action == "start"))
 
 	def stop(self):
+		"""Stop every server started (a fast stop, else an immediate one)."""
 		for d in reversed(self.started):
-			self.pg_ctl(d, None, "fast")
+			if not os.path.exists(os.path.join(d, "postmaster.pid")):
+				continue
+			if self.pg_ctl(d, None, "fast").returncode != 0:
+				self.pg_ctl(d, None, "immediate")
 		self.started = []
 
 
@@ -374,8 +403,9 @@ class LogWatch:
 
 class Table:
 	def __init__(self, name, kind, idx, rate, max_rows, partitioned=False,
-				 trigger=False, other_indexes=0):
+				 trigger=False, other_indexes=0, own=False):
 		self.name = name
+		self.own = own				# written only by its own scenarios (compact_race, trickle, horizon)
 		self.kind = kind			# int, text, enum
 		self.idx = idx
 		self.rate = rate
@@ -536,6 +566,10 @@ END $$""" % pg)
 		t["t_enum"] = Table("t_enum", "enum", "t_enum_bf", 0.01, 6000)
 		# partitioned by hash of id into three, the trigger
 		t["t_part"] = Table("t_part", "int", "t_part_bf", 0.02, 30000, partitioned=True, trigger=True)
+		# the scenarios' own: t_cmp large (a compaction that takes long),
+		# t_fresh emptied by each step that uses it
+		t["t_cmp"] = Table("t_cmp", "int", "t_cmp_bf", 0.02, 90000, own=True)
+		t["t_fresh"] = Table("t_fresh", "int", "t_fresh_bf", 0.01, 10 ** 9, own=True)
 		self.tables = t
 		c.q("""
 CREATE TABLE t_int (id bigserial, k bigint, batch bigint DEFAULT txid_current(), pad text);
@@ -559,6 +593,16 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_text
 
 CREATE TABLE t_enum (id bigserial, k mood, batch bigint DEFAULT txid_current());
 CREATE INDEX t_enum_bf ON t_enum USING bloomfilter (k) WITH (capacity = 4);
+
+CREATE TABLE t_cmp (id bigserial, k bigint, batch bigint DEFAULT txid_current())
+	WITH (autovacuum_enabled = off);
+CREATE INDEX t_cmp_bf ON t_cmp USING bloomfilter (k) WITH (capacity = 1000, false_positive_rate = 0.02);
+
+CREATE TABLE t_fresh (id bigserial, k bigint, batch bigint DEFAULT txid_current())
+	WITH (autovacuum_enabled = off, vacuum_truncate = false);
+ALTER TABLE t_fresh ALTER COLUMN id SET STATISTICS 1, ALTER COLUMN k SET STATISTICS 1,
+	ALTER COLUMN batch SET STATISTICS 1;
+CREATE INDEX t_fresh_bf ON t_fresh USING bloomfilter (k) WITH (capacity = 8192, false_positive_rate = 0.01);
 
 CREATE SEQUENCE t_part_id_seq;
 CREATE TABLE t_part (id bigint DEFAULT nextval('t_part_id_seq'), k bigint,
@@ -637,7 +681,7 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 		if on:
 			s.q("RESET soak.trigger_check")
 
-	def gen_write(self, rng, T, kind=None):
+	def gen_write(self, rng, T, kind=None, trig=None):
 		kinds = [("insert_single", 20), ("insert_bulk", 25), ("copy", 15),
 				 ("update_key", 12), ("delete", 10)]
 		if self.merge:
@@ -647,7 +691,8 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 				kind = "delete"
 			else:
 				kind = weighted(rng, kinds)
-		trig = self.trigger_on(rng, T)
+		if trig is None:
+			trig = self.trigger_on(rng, T)
 		tag = " [trigger probe]" if trig else ""
 		name = T.name
 		if kind == "insert_single":
@@ -1077,7 +1122,8 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 	# -- steps ---------------------------------------------------------------
 
 	def pick_table(self, rng, kinds=None, exclude=()):
-		cand = [T for T in self.tables.values() if (kinds is None or T.kind in kinds) and T.name not in exclude]
+		cand = [T for T in self.tables.values() if (kinds is None or T.kind in kinds) and T.name not in exclude
+				and not T.own]
 		return rng.choice(cand)
 
 	def do_step(self, rng):
@@ -1090,6 +1136,10 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 		self.current = "(the start of step %d)" % self.step
 		weights = [(s, w) for s, w in SCENARIOS.items() if s in self.args.scenarios]
 		scen = weighted(rng, weights)
+		self.forced = None
+		tour = [t for t in TOUR if t[0] in self.args.scenarios] if not self.args.no_tour else []
+		if self.step <= len(tour):
+			scen, self.forced = tour[self.step - 1]
 		aux = self.rng = random.Random("%d:%d:aux" % (self.seed, self.step))
 		# tables past their size: the oldest rows go (a DELETE, and dead
 		# tuples for VACUUM)
@@ -1128,6 +1178,14 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 			log("step %d: %s" % (self.step, self.current))
 
 	def step_write(self, rng, pre):
+		if self.forced == "trigger" and "trigger" not in self.args.skip_set:
+			# the tour's: a bulk insert whose statement trigger probes its
+			# keys in parallel workers
+			T = rng.choice([T for T in self.tables.values() if T.trigger])
+			ops = [self.gen_write(rng, T, "insert_bulk", trig=True)]
+			self.begin(ops[0].desc, pre)
+			self.run_ops(ops)
+			return
 		n = rng.choice([1, 1, 2, 2, 3, 4])
 		if rng.random() < 0.5:
 			T = self.pick_table(rng)
@@ -1301,13 +1359,16 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 				self.resolve_prepared(p)
 
 	def step_ddl(self, rng, pre):
-		T = self.pick_table(rng)
+		T = self.pick_table(rng, kinds=("int", "text") if self.forced else None)
 		kinds = ["reindex_index", "alter_type", "truncate"]
 		if not T.partitioned:
 			kinds += ["reindex_table", "unlogged"]
 		kind = rng.choice(kinds)
 		if T.unlogged and rng.random() < 0.8:
 			kind = "logged"
+		if self.forced:
+			# the tour's: keys of the transaction pending when the DDL comes
+			kind = self.forced
 		if kind == "alter_type" and T.kind == "text":
 			T_new = 32 if T.varchar == 24 else 24
 			ddl = ["ALTER TABLE %s ALTER COLUMN k TYPE varchar(%d)" % (T.name, T_new)]
@@ -1327,7 +1388,7 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 				ddl.append("ALTER TABLE %s SET LOGGED" % T.name)
 		else:
 			ddl = ["ALTER TABLE %s SET LOGGED" % T.name]
-		n1 = rng.choice([1, 200, 5000, 30000, 70000])
+		n1 = rng.choice([1, 200, 5000, 30000, 70000] if not self.forced else [200, 5000])
 		n2 = rng.choice([0, 1, 500, 5000])
 		commit = rng.random() < 0.85
 		lo1, lo2, lo3 = self.pick_lo(rng, T, n1), T.alloc(max(n2, 1)), T.alloc(100)
@@ -1454,7 +1515,7 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 					self.judge(Op(sql, "read", None, T), e)
 		try:
 			c.q("REINDEX INDEX t_enum_bf")
-			self.enum_refusal_lsn = c.one("SELECT pg_current_wal_lsn()::text")
+			self.enum_refusal_lsn = c.one("SELECT pg_current_wal_insert_lsn()::text")
 		except psycopg2.Error as e:
 			c.reset()
 			self.judge(Op("REINDEX INDEX t_enum_bf", "maintenance", None, T), e)
@@ -1486,6 +1547,209 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 					s.q("ANALYZE %s" % T.name)
 		self.run_ops([Op("short connections", "write", fn, T)])
 		self.rate_check(rng, T, "after short connections")
+
+	def step_compact_race(self, rng, pre):
+		"""A compaction that takes long, with writers inserting all along.
+		t_cmp (capacity 1,000, no autovacuum) is loaded to 60,000 to 90,000
+		rows, its oldest rows past that and every third row of the load
+		deleted, so it has many layers and VACUUM compacts it, scanning the
+		whole table; meanwhile two or three sessions insert batches of 10 to
+		100 keys (fresh ones, and half of the time keys of the load's rows
+		just deleted, which the newest old layers hold) in transactions of
+		their own until the VACUUM ends.  An insert during
+		the compaction must set its keys in the new layer whatever the
+		layers being replaced say: their rows may lie where the scan has
+		been already, and the old layers are dropped at its end (then
+		bloom_index_verify counts the keys missed).  The VACUUM runs with a
+		cost delay (2 ms every 2 pages), so that its compaction takes a
+		second or so; the writers begin when it does, and insert 8,000 keys
+		at most.  Then the rate."""
+		T = self.tables["t_cmp"]
+		target = rng.randint(60000, 90000)
+		load = max(20000, target - T.rows)
+		nwriters = rng.randint(2, 3)
+		sizes = [rng.choice([10, 20, 50, 100]) for _ in range(nwriters)]
+		vsql = rng.choice(["VACUUM t_cmp", "VACUUM t_cmp", "VACUUM (ANALYZE) t_cmp", "VACUUM (FREEZE) t_cmp"])
+		wseeds = [rng.randrange(10 ** 9) for _ in range(nwriters)]
+		self.quiesce(T)
+		self.begin("INSERT ... SELECT of %d keys into t_cmp, DELETE of its oldest rows past %d and of every third row of the load; %s || %s"
+				   % (load, target, vsql, " || ".join("INSERTs of %d keys until the VACUUM ends" % n for n in sizes)), pre)
+		lo = T.alloc(load)
+
+		def prepare(s):
+			s.q("INSERT INTO t_cmp (k) SELECT %s FROM generate_series(0, %d) g" % (self.key_expr(T, lo), load - 1))
+			s.q("DELETE FROM t_cmp WHERE id <= (SELECT max(id) FROM t_cmp) - %d" % target)
+			# every third row of the load: their keys are in the newest
+			# layers, their space spread over the load's pages
+			s.q("DELETE FROM t_cmp WHERE k >= %d AND k < %d AND (k - %d) %% 3 = 0" % (lo, lo + load, lo))
+		self.run_ops([Op("load t_cmp", "write", prepare, T)])
+		done = threading.Event()
+		counts = [0] * nwriters
+
+		def vacuum(s):
+			# a cost delay after every page or two: the compaction's scan
+			# takes a second or so instead of a few milliseconds
+			try:
+				s.q("SET vacuum_cost_delay = '2ms'")
+				s.q("SET vacuum_cost_limit = 2")
+				s.q(vsql)
+				self.stats["compactions raced by writers (VACUUMs of t_cmp)"] += 1
+			finally:
+				done.set()
+				s.q("RESET vacuum_cost_delay")
+				s.q("RESET vacuum_cost_limit")
+
+		def writer(i):
+			def fn(s):
+				wr = random.Random(wseeds[i])
+				deadline = time.time() + self.args.statement_timeout
+				# from the moment VACUUM cleans up the index (the
+				# compaction: t_cmp has no other index) to its end
+				while not done.is_set() and time.time() < deadline and \
+						s.one("SELECT count(*) FROM pg_stat_progress_vacuum WHERE relid = 't_cmp'::regclass "
+							  "AND phase IN ('cleaning up indexes', 'truncating heap', 'performing final cleanup')") == 0:
+					time.sleep(0.01)
+				# (fewer keys in all than the new layer's headroom: more
+				# would grow the index past it, and the compaction would
+				# give its layer up and begin again)
+				while not done.is_set() and time.time() < deadline and counts[i] < 8000 // nwriters:
+					time.sleep(0.005)
+					n = sizes[i]
+					# fresh keys, or (half of the time) keys of the rows
+					# just deleted, which the newest old layers hold
+					if wr.random() < 0.5:
+						j = wr.randrange(0, load // 3 - n)
+						s.q("INSERT INTO t_cmp (k) SELECT (%d + 3 * (%d + g))::bigint FROM generate_series(0, %d) g"
+							% (lo, j, n - 1))
+					else:
+						s.q("INSERT INTO t_cmp (k) SELECT %s FROM generate_series(0, %d) g" % (self.key_expr(T, T.alloc(n)), n - 1))
+					counts[i] += n
+			return fn
+		ops = [Op(vsql, "maintenance", vacuum, T)] + \
+			[Op("INSERTs of %d keys into t_cmp until the VACUUM ends" % sizes[i], "write", writer(i), T) for i in range(nwriters)]
+		self.run_ops(ops)
+		self.stats["keys inserted into t_cmp beside its VACUUM"] += sum(counts)
+		T.rows = self.chk.one("SELECT count(*) FROM t_cmp")
+		self.rate_check(rng, T, "after a compaction beside writers")
+
+	def step_trickle(self, rng, pre):
+		"""Keys counted one by one past a layer's capacity.  t_fresh (capacity
+		8,192 at 1 %: a count batch of 2, so small batches' counts are
+		sampled) is emptied, loaded to just under its capacity in one
+		statement (counted exactly), then takes 1,500 to 2,200 keys, one per
+		transaction, each followed by an ANALYZE (which rebuilds every
+		backend's relcache entry of the index: a count a backend kept to
+		itself would be lost).  The layer is then past its capacity unless
+		those keys were counted and it grew; the rate check tells."""
+		T = self.tables["t_fresh"]
+		slack = rng.randint(30, 200)
+		m = rng.randint(1500, 2200)
+		self.quiesce(T, standby=True)
+		self.begin("TRUNCATE t_fresh; INSERT ... SELECT of %d keys; %d transactions of one key each, each followed by ANALYZE t_fresh"
+				   % (8192 - slack, m), pre)
+		lo = T.alloc(8192 - slack)
+		lo2 = T.alloc(m)
+
+		def fn(s):
+			s.q("TRUNCATE t_fresh")
+			s.q("INSERT INTO t_fresh (k) SELECT %s FROM generate_series(0, %d) g" % (self.key_expr(T, lo), 8192 - slack - 1))
+			s.q("""DO $$ BEGIN
+	FOR i IN 0 .. %d LOOP
+		INSERT INTO t_fresh (k) VALUES (%d + i);
+		COMMIT;
+		ANALYZE t_fresh;
+	END LOOP;
+END $$""" % (m - 1, lo2))
+		self.run_ops([Op("the keys of t_fresh", "write", fn, T)])
+		T.rows = self.chk.one("SELECT count(*) FROM t_fresh")
+		self.stats["trickles of single-key transactions past a layer's capacity"] += 1
+		self.rate_check(rng, T, "after keys counted one by one")
+
+	def step_horizon(self, rng, pre):
+		"""A standby snapshot that sees rows a compaction judged dead (test
+		022_index_standby's recipe).  Whatever holds the primary's horizon
+		back is ended first (held transactions, prepared ones, primary
+		readers).  t_fresh is emptied and loaded with 12,000 to 20,000 keys
+		(two or more layers); a REPEATABLE READ transaction on the standby
+		takes its snapshot; the rows of the heap's last page (not full:
+		reading it does not prune it) but one are deleted, a cursor pins
+		that page (VACUUM cannot prune it), and VACUUM compacts the index.
+		Once the standby has replayed that, the standby transaction's probes
+		of the deleted rows it still sees must not answer false: it is
+		cancelled instead (the compaction's snapshot-conflict horizon)."""
+		T = self.tables["t_fresh"]
+		n = rng.randint(12000, 20000)
+		for h in list(self.held):
+			self.close_held(h)
+		for p in list(self.prepared):
+			self.resolve_prepared(p)
+		for r in [r for r in self.readers if r.server == "primary" or T in r.tables]:
+			self.close_reader(r)
+		self.begin("TRUNCATE t_fresh; INSERT ... SELECT of %d keys; a standby REPEATABLE READ transaction; "
+				   "DELETE of the heap's last page but one row; a cursor pinning it; VACUUM t_fresh; the standby's probes" % n, pre)
+		lo = T.alloc(n + 200)
+		c = self.chk
+		rdr = pin = None
+		op = Op(self.current, "write", None, T)
+		try:
+			c.q("TRUNCATE t_fresh")
+			c.q("INSERT INTO t_fresh (k) SELECT %s FROM generate_series(0, %d) g" % (self.key_expr(T, lo), n - 1))
+			last = c.one("SELECT max((ctid::text::point)[0])::int FROM t_fresh")
+			full = c.one("SELECT count(*) FROM t_fresh WHERE ctid < '(1,0)'")
+			if c.one("SELECT count(*) FROM t_fresh WHERE ctid >= '(%d,0)'" % last) > 0.8 * full:
+				# a nearly full page may be pruned when read: begin another
+				c.q("INSERT INTO t_fresh (k) SELECT %s FROM generate_series(0, %d) g"
+					% (self.key_expr(T, lo + n), max(20, full // 2) - 1))
+				last = c.one("SELECT max((ctid::text::point)[0])::int FROM t_fresh")
+			where = "ctid >= '(%d,0)'" % last
+			kept = c.one("SELECT max(k) FROM t_fresh WHERE %s" % where)
+			gone = c.one("SELECT count(*) FROM t_fresh WHERE %s AND k <> %d" % (where, kept))
+			T.rows = c.one("SELECT count(*) FROM t_fresh")
+			if not self.catch_up(timeout=self.args.statement_timeout):
+				self.stats["horizon steps skipped (the standby did not catch up)"] += 1
+				return
+			op.cat = "read"
+			rdr = self.session("standby", "horizon reader")
+			rdr.q("BEGIN ISOLATION LEVEL REPEATABLE READ")
+			seen = rdr.one("SELECT count(*) FROM t_fresh WHERE %s AND k <> %d" % (where, kept))
+			op.cat = "write"
+			c.q("DELETE FROM t_fresh WHERE %s AND k <> %d" % (where, kept))
+			pin = self.session("primary", "pin")
+			pin.q("BEGIN")
+			pin.q("DECLARE pin CURSOR FOR SELECT k FROM t_fresh WHERE %s" % where)
+			pin.q("FETCH 1 FROM pin")
+			op.cat = "maintenance"
+			layers = c.one("SELECT layers FROM bloom_index_info('t_fresh_bf')")
+			c.q("VACUUM t_fresh")
+			after = c.one("SELECT layers FROM bloom_index_info('t_fresh_bf')")
+			self.stats["horizon: compactions of t_fresh (%s)" % ("compacted" if after < layers else "not compacted")] += 1
+			if seen != gone:
+				self.stats["horizon: standby snapshot without the rows (it had not replayed them)"] += 1
+			if not self.catch_up(timeout=self.args.statement_timeout):
+				self.stats["horizon steps skipped (the standby did not catch up)"] += 1
+				return
+			op.cat = "read"
+			try:
+				missed = rdr.one("SELECT count(*) FILTER (WHERE NOT bloom_index_contains('t_fresh_bf', k)) "
+								 "FROM t_fresh WHERE %s AND k <> %d" % (where, kept))
+			except psycopg2.Error as e:
+				self.judge(op, e, "standby", rdr)
+				self.stats["horizon: standby snapshots cancelled by the compaction's replay"] += 1
+				return
+			self.stats["horizon: standby snapshots that outlived the compaction's replay"] += 1
+			if missed:
+				raise Failure("false negative on the standby (a REPEATABLE READ snapshot older than a compaction)",
+							  "%d of the %d deleted rows of t_fresh its snapshot sees answer false from "
+							  "bloom_index_contains('t_fresh_bf', k) after the standby replayed VACUUM t_fresh "
+							  "(%d layers before it, %d after): the query was not cancelled" % (missed, seen, layers, after), T)
+		except (psycopg2.Error, Failure) as e:
+			c.reset()
+			self.judge(op, e)
+		finally:
+			if pin is not None:
+				pin.close()
+			if rdr is not None:
+				rdr.close()
 
 	def step_maintenance(self, rng, pre):
 		T = self.pick_table(rng)
@@ -1645,24 +1909,39 @@ CREATE TRIGGER soak_probe AFTER INSERT OR UPDATE ON t_part
 			self.check_reader(r)
 		self.check_logs()
 
-	def catch_up(self):
+	def catch_up(self, timeout=None):
+		"""Wait until the standby has replayed everything the primary has
+		inserted into its WAL so far.  The primary runs synchronous_commit =
+		off: its last commits may still be in the WAL buffers, beyond
+		pg_current_wal_lsn() (the write position), so the target is the
+		insert position; the WAL writer flushes them within
+		wal_writer_delay, and the standby gets them then.  Returns whether
+		it caught up within timeout seconds (default --catchup-timeout;
+		None: counted, and the checks run on what it has replayed)."""
 		try:
-			target = self.chk.one("SELECT pg_current_wal_lsn()::text")
+			target = lsn_int(self.chk.one("SELECT pg_current_wal_insert_lsn()::text"))
 		except psycopg2.Error:
 			self.chk.reset()
-			return
-		deadline = time.time() + self.args.catchup_timeout
+			return False
+		# an insert position at the start of a page points past the page's
+		# header, where replay (the end of the last record) stops short of
+		if target % XLOG_BLCKSZ in (24, 40):
+			target -= target % XLOG_BLCKSZ
+		limit = self.args.catchup_timeout if timeout is None else timeout
+		deadline = time.time() + limit
 		while True:
 			try:
 				if not self.chk_s.alive():
 					self.chk_s.connect()
-				if self.chk_s.one("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", (target,)):
-					return
+				replayed = self.chk_s.one("SELECT pg_last_wal_replay_lsn()::text")
+				if replayed is not None and lsn_int(replayed) >= target:
+					return True
 			except psycopg2.Error:
 				self.chk_s.reset()
 			if time.time() > deadline:
-				self.stats["standby checks before it caught up (lagging > %d s)" % self.args.catchup_timeout] += 1
-				return
+				if timeout is None:
+					self.stats["standby checks before it caught up (lagging > %d s)" % limit] += 1
+				return False
 			time.sleep(0.05)
 
 	def check_logs(self):
@@ -1759,6 +2038,7 @@ def main():
 	ap.add_argument("--steps", type=int, default=0, help="run exactly this many steps instead (a replay)")
 	ap.add_argument("--seed", type=int, default=None, help="the random seed (default: a random one, printed)")
 	ap.add_argument("--pg-config", default=DEFAULT_PG_CONFIG, help="pg_config of the server to run (default %(default)s)")
+	ap.add_argument("--no-tour", action="store_true", help="no tour: the first steps are drawn like the others")
 	ap.add_argument("--keep-going", action="store_true", help="after a failure, REINDEX the index and go on; exit 1 at the end")
 	ap.add_argument("--only", default="", help="only these scenarios (comma-separated: %s)" % ", ".join(SCENARIOS))
 	ap.add_argument("--skip", default="", help="leave out these scenarios, or: %s, rate" % ", ".join(EXTRAS))
@@ -1766,6 +2046,7 @@ def main():
 	ap.add_argument("--alpha", type=float, default=1e-6, help="false-alarm probability of one false-positive check (default %(default)s)")
 	ap.add_argument("--standby-delay", default="1s", help="the standby's max_standby_streaming_delay (default %(default)s)")
 	ap.add_argument("--catchup-timeout", type=int, default=20, help="seconds to wait for the standby before its checks (default %(default)s)")
+	ap.add_argument("--setup-timeout", type=int, default=600, help="seconds to wait for the standby to replay the setup, else exit 2 (default %(default)s)")
 	ap.add_argument("--statement-timeout", type=int, default=300, help="seconds after which a statement counts as hung (default %(default)s)")
 	ap.add_argument("--wal-consistency", action="store_true", help="wal_consistency_checking = 'generic' on the primary")
 	ap.add_argument("--keep", action="store_true", help="keep the temporary directory (servers stopped)")
@@ -1798,11 +2079,18 @@ def main():
 		log("soak: %s, primary and standby in %s (sockets, ports %d and %d)" % (cl.version, tmp, cl.ports[0], cl.ports[1]))
 		log("soak: module %s, installed %s" % (cl.module, time.strftime(
 			"%Y-%m-%d %H:%M:%S", time.localtime(cl.module_mtime)) if cl.module_mtime else "?"))
-		cl.start()
-		soak = Soak(args, cl)
-		soak.connect_all()
-		soak.setup()
-		soak.catch_up()
+		# the setup: anything that fails here is the harness's failure
+		# (exit 2), not a check's; the servers are stopped below
+		try:
+			cl.start()
+			soak = Soak(args, cl)
+			soak.connect_all()
+			soak.setup()
+		except (psycopg2.Error, Failure, StopRun, OSError, subprocess.SubprocessError) as e:
+			raise HarnessError("the setup failed: %s: %s" % (type(e).__name__, e))
+		# the standby must have the tables before the first step's checks
+		if not soak.catch_up(timeout=args.setup_timeout):
+			raise HarnessError("the standby did not replay the setup in %d s" % args.setup_timeout)
 		log("soak: %s" % ("%d steps" % args.steps if args.steps else "%g s of steps" % args.seconds))
 		t0 = time.time()
 		last = t0
@@ -1827,8 +2115,8 @@ def main():
 	except KeyboardInterrupt:
 		log("soak: interrupted")
 		status = 130
-	except SystemExit as e:
-		log(str(e))
+	except (SystemExit, HarnessError) as e:
+		log("soak: %s" % e if isinstance(e, HarnessError) else str(e))
 		status = 2
 	except Exception:
 		traceback.print_exc()
