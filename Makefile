@@ -46,6 +46,7 @@ OBJS = \
 	src/bfbuild.o \
 	src/bfparallel.o \
 	src/bfinsert.o \
+	src/bfpending.o \
 	src/bfxlog.o \
 	src/bfgrow.o \
 	src/bfcompact.o \
@@ -103,6 +104,7 @@ REGRESS = \
 	bloom_index_checks \
 	bloom_index_pending \
 	bloom_index_maintenance \
+	bloom_index_rollback \
 	bloom_join
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
