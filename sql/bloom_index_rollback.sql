@@ -67,6 +67,7 @@ GROUP BY 1 ORDER BY 1;
 -- a failed batch retried: the filter alone keeps every new key but its
 -- false positives (before: the rolled-back attempt's keys all answered
 -- "maybe"), and the README's pre-checked recipe inserts them all
+CREATE INDEX brb_k_btree ON brb (k);
 CREATE TABLE brb_new AS SELECT g AS k FROM generate_series(4000001, 4050000) g;
 BEGIN;
 INSERT INTO brb SELECT k FROM brb_new n
@@ -84,7 +85,6 @@ SELECT count(*) AS retried_inserted FROM brb WHERE k BETWEEN 4000001 AND 4050000
 -- the transaction's own keys, found by its pre-checked NOT EXISTS (the
 -- join node copies the index's bits) and bloom_index_partitions
 CREATE TABLE brb_probe AS SELECT g AS k FROM generate_series(5000001, 5020000) g;
-CREATE INDEX brb_k_btree ON brb (k);
 ANALYZE brb, brb_probe;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
