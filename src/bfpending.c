@@ -263,19 +263,23 @@ pending_spill_all(void)
 
 		if (p->n > 0)
 		{
+			int			fileno = spill_fileno;
+			off_t		offset = spill_offset;
+
+			/* (written first: an error leaves the hashes in memory) */
 			if (p->nchunks == p->maxchunks)
 				p->chunks = grow_array(p->chunks, &p->maxchunks, sizeof(BfChunk));
-			ch = &p->chunks[p->nchunks++];
-			ch->fileno = spill_fileno;
-			ch->offset = spill_offset;
-			ch->count = p->n;
-			ch->start = p->nspilled;
-			if (BufFileSeek(spill, spill_fileno, spill_offset, SEEK_SET) != 0)
+			if (BufFileSeek(spill, fileno, offset, SEEK_SET) != 0)
 				ereport(ERROR,
 						errcode_for_file_access(),
 						errmsg("could not seek in a temporary file of bloomfilter pending hashes"));
 			BufFileWrite(spill, (void *) p->hashes, p->n * sizeof(uint64));
 			BufFileTell(spill, &spill_fileno, &spill_offset);
+			ch = &p->chunks[p->nchunks++];
+			ch->fileno = fileno;
+			ch->offset = offset;
+			ch->count = p->n;
+			ch->start = p->nspilled;
 			p->nspilled += p->n;
 			p->n = 0;
 		}

@@ -3,8 +3,8 @@
 # transaction commits or prepares, not before (issue 37, item 1): every
 # committed key is found by every session, on a hot standby, after crash
 # recovery, and after a prepared transaction commits from another session
-# (across a crash too); a rolled-back batch leaves no bits, on the primary
-# nor on the standby.  The committed batch is larger than the memory a
+# (across a crash too); a rolled-back batch, or savepoint, leaves no bits,
+# on the primary nor on the standby.  The committed batch is larger than the memory a
 # transaction keeps (4 MB, 524,288 hashes): its hashes are partly read back
 # from the temporary file.
 #
@@ -71,6 +71,22 @@ $primary->wait_for_catchup($standby);
 is(missed($standby, 1000001, 1600000), '0', 'the standby finds every committed key');
 cmp_ok(found($standby, 3000001, 3150000), '<', 150000 * 0.03,
 	'the standby: the rolled-back keys found at the index rate only');
+
+# 1b. a savepoint rolled back to whose keys were partly written to the
+# temporary file with the transaction's earlier ones: the file's part is cut
+# back to the savepoint's mark
+$primary->safe_psql('postgres', q{
+BEGIN;
+INSERT INTO t SELECT g FROM generate_series(7000001, 7300000) g;
+SAVEPOINT s;
+INSERT INTO t SELECT g FROM generate_series(8000001, 8600000) g;
+ROLLBACK TO SAVEPOINT s;
+INSERT INTO t SELECT g FROM generate_series(7300001, 7310000) g;
+COMMIT;
+});
+is(missed($primary, 7000001, 7310000), '0', 'a savepoint cut back into the file: the keys before it and after it found');
+cmp_ok(found($primary, 8000001, 8600000), '<', 600000 * 0.03,
+	'a savepoint cut back into the file: its keys found at the index rate only');
 
 # 2. a prepared transaction committed from another session
 $primary->safe_psql('postgres', q{
