@@ -46,6 +46,7 @@ OBJS = \
 	src/bfbuild.o \
 	src/bfparallel.o \
 	src/bfinsert.o \
+	src/bfpending.o \
 	src/bfxlog.o \
 	src/bfgrow.o \
 	src/bfcompact.o \
@@ -110,7 +111,8 @@ REGRESS = \
 	bloom_join \
 	bloom_index_stats \
 	bloom_join_parts \
-	bloom_join_refusals
+	bloom_join_refusals \
+	bloom_index_rollback
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src

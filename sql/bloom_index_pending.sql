@@ -7,9 +7,9 @@
 
 --
 -- Parallel workers probing from a statement's AFTER trigger.  The trigger
--- runs before the statement's end sets the keys it inserted (PostgreSQL 17
--- and later set them at aminsertcleanup); a parallel worker has none of them
--- in its own memory.  With the leader kept out of the scan, every probe is a
+-- runs while the keys the statement inserted wait in the backend until the
+-- commit; a parallel worker has none of them in its own memory (they are
+-- set before a query that starts workers).  With the leader kept out of the scan, every probe is a
 -- worker's.  (The query is run by EXECUTE: a PL/pgSQL SELECT INTO asks for
 -- at most two rows, and such a query runs without workers.)
 --

@@ -489,8 +489,8 @@ BEGIN;
 SELECT j_insert_then_count();
 ROLLBACK;
 -- and in an AFTER trigger of the insert itself, which sees the new row
--- while its key may still wait in the backend's memory (PostgreSQL 17 and
--- later set the keys at the end of the statement): the node sets them first
+-- while its key still waits in the backend's memory until the commit: the
+-- node looks it up there
 CREATE TABLE j_log (k bigint, missing bigint, present bigint);
 CREATE FUNCTION j_after_insert() RETURNS trigger
 LANGUAGE plpgsql AS $$

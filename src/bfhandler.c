@@ -141,7 +141,6 @@ bf_handler(PG_FUNCTION_ARGS)
 #endif
 #if PG_VERSION_NUM >= 170000
 	amroutine->amcanbuildparallel = true;
-	amroutine->aminsertcleanup = bfinsertcleanup;
 #endif
 
 	amroutine->ambuild = bfbuild;

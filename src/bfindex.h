@@ -102,6 +102,7 @@
 #include "access/amapi.h"
 #include "access/generic_xlog.h"
 #include "access/itup.h"
+#include "access/xact.h"
 #include "commands/vacuum.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
@@ -310,17 +311,22 @@ extern void bf_grow(Relation index, uint32 full_layer);
 /* bfbatch.c: setting a batch of kept hashes in the newest layer */
 extern void bf_set_hashes(Relation index, const uint64 *hashes, uint32 n);
 
+/* bfpending.c: a transaction's pending hashes, kept until it commits */
+extern bool bf_pending_any(void);
+extern void bf_pending_add(Relation index, uint64 h);
+extern bool bf_pending_contains(Oid indexoid, uint64 h);
+extern void bf_flush_pending(Relation index);
+extern void bf_flush_all_pending(bool commit);
+extern void bf_pending_subxact(SubXactEvent event, SubTransactionId mySubid,
+							   SubTransactionId parentSubid);
+extern void bf_pending_end(void);
+
 /* bfinsert.c: inserts keep their keys' hashes; when they are set */
 extern bool bfinsert(Relation index, Datum *values, bool *isnull,
 					 ItemPointer ht_ctid, Relation heapRel,
 					 IndexUniqueCheck checkUnique,
 					 bool indexUnchanged,
 					 struct IndexInfo *indexInfo);
-#if PG_VERSION_NUM >= 170000
-extern void bfinsertcleanup(Relation index, struct IndexInfo *indexInfo);
-#endif
-extern void bf_flush_pending(Relation index);
-extern void bf_flush_all_pending(void);
 extern void bf_insert_init(void);
 
 /* bfparallel.c: parallel CREATE INDEX */

@@ -2,23 +2,27 @@
  *
  * bfinsert.c
  *	  Insert into a bloomfilter index: a transaction's keys are kept as
- *	  hashes, and set in the index (bfbatch.c) in batches, at the latest
- *	  before the transaction commits.
+ *	  hashes (bfpending.c), and set in the index (bfbatch.c) when it commits
+ *	  or prepares; a transaction that rolls back, or a savepoint rolled back
+ *	  to, leaves no bits.
  *
  * When the hashes are set.  An insert only hashes its key and keeps the
- * hash, in memory of its transaction.  They are set when a batch is full,
- * at the end of the statement (aminsertcleanup, PostgreSQL 17 and later),
- * before this backend probes the index, before any utility command (which
- * may give the index a new OID on its old file, or new storage), before a
- * query that starts parallel workers (which probe the index themselves,
- * from a statement's AFTER trigger too), and in any case before its
- * transaction commits or prepares (a pre-commit callback): so every key of
- * a committed row is in the index before the commit is, and every probe, in
- * any process, finds every key of a row its snapshot sees.  A batch sets
- * many keys of a page under one lock and one WAL record, in the order of the
- * pages: a bulk load does a fraction of the buffer lookups, locks and WAL of
- * one key at a time.  A transaction that aborts drops its hashes, which no
- * row needs.
+ * hash, in memory of its transaction (past a bound for all its indexes
+ * together, in a temporary file).  They are set before its transaction
+ * commits or prepares (a pre-commit callback: the bits' WAL precedes the
+ * commit record, so no standby and no crash recovery sees a committed row
+ * without its keys; a prepared transaction may commit from another
+ * session).  Until then the transaction's own probes look them up where
+ * the index says "no" (bf_pending_contains), and other sessions see none
+ * of its rows.  They are set early only where that cannot serve: before a
+ * query that starts parallel workers (a worker probes the index itself,
+ * from a statement's AFTER trigger too), before a utility command that may
+ * change an index (one may give an index a new OID on its old file, or new
+ * storage, and hashes kept for the old one would find no index), and
+ * before bloom_index_info, bloom_index_filters and bloom_index_verify read
+ * the index.  Keys set early stay if the transaction rolls back (an extra
+ * false positive, which the next compaction drops).  A batch sets many keys
+ * of a page under one lock and one WAL record, in the order of the pages.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -29,78 +33,21 @@
  */
 #include "postgres.h"
 
-#include "access/relation.h"
-#include "access/table.h"
 #include "access/xact.h"
 #include "executor/executor.h"
-#include "storage/predicate.h"
 #include "tcop/utility.h"
-#include "utils/hsearch.h"
-#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "bfindex.h"
 
-/* hashes a backend keeps per index before it sets them (512 kB) */
-#define BF_PENDING_MAX		65536
-
-typedef struct BfPending
-{
-	Oid			indexoid;		/* hash key */
-	uint32		n;
-	uint32		size;
-	uint64	   *hashes;
-} BfPending;
-
-/* the transaction's pending hashes, by index (in TopTransactionContext) */
-static HTAB *bf_pending = NULL;
 static bool bf_xact_registered = false;
 
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
 static void bf_xact_callback(XactEvent event, void *arg);
-
-/*
- * Set an index's pending hashes, if any.  Then, under SERIALIZABLE, check
- * the table for readers' SIREAD locks again (heap_insert checked them when
- * the rows went in): a probe made meanwhile answered "no row" for these
- * keys without meeting the uncommitted rows, as a plain query's index scan
- * would have, so its lock is where the read/write conflict is found.  A
- * probe after this point finds the bits set and checks the rows.
- */
-static void
-bf_flush_entry(Relation index, BfPending *p)
-{
-	Relation	heap;
-
-	if (p->n == 0)
-		return;
-	bf_set_hashes(index, p->hashes, p->n);
-	p->n = 0;
-	if (IsolationIsSerializable())
-	{
-		heap = table_open(index->rd_index->indrelid, RowExclusiveLock);
-		CheckForSerializableConflictIn(heap, NULL, InvalidBlockNumber);
-		table_close(heap, NoLock);
-	}
-}
-
-/*
- * Set this backend's pending hashes of an index before it is probed (the
- * caller holds a lock on it), so that a transaction finds its own keys.
- */
-void
-bf_flush_pending(Relation index)
-{
-	BfPending  *p;
-
-	if (bf_pending == NULL)
-		return;
-	p = hash_search(bf_pending, &index->rd_id, HASH_FIND, NULL);
-	if (p)
-		bf_flush_entry(index, p);
-}
+static void bf_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+								SubTransactionId parentSubid, void *arg);
 
 /* Keep a key's hash, to be set with the others of the transaction. */
 bool
@@ -109,94 +56,33 @@ bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		 bool indexUnchanged, IndexInfo *indexInfo)
 {
 	BfState    *state;
-	BfPending  *p;
-	bool		found;
 
 	if (isnull[0])
 		return false;
 	state = bf_get_state(index);
-
-	if (bf_pending == NULL)
+	if (!bf_xact_registered)
 	{
-		HASHCTL		ctl;
-
-		if (!bf_xact_registered)
-		{
-			RegisterXactCallback(bf_xact_callback, NULL);
-			bf_xact_registered = true;
-		}
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(BfPending);
-		ctl.hcxt = TopTransactionContext;
-		bf_pending = hash_create("bloomfilter pending hashes", 8, &ctl,
-								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		RegisterXactCallback(bf_xact_callback, NULL);
+		RegisterSubXactCallback(bf_subxact_callback, NULL);
+		bf_xact_registered = true;
 	}
-	p = hash_search(bf_pending, &index->rd_id, HASH_ENTER, &found);
-	if (!found)
-	{
-		p->n = 0;
-		p->size = 64;
-		p->hashes = MemoryContextAlloc(TopTransactionContext, p->size * sizeof(uint64));
-	}
-	else if (p->n == p->size)
-	{
-		p->size *= 2;
-		p->hashes = repalloc(p->hashes, p->size * sizeof(uint64));
-	}
-	p->hashes[p->n++] = bloom_key_hash(&state->keytype, values[0], state->meta.seed);
-	if (p->n >= BF_PENDING_MAX)
-		bf_flush_entry(index, p);
+	bf_pending_add(index, bloom_key_hash(&state->keytype, values[0], state->meta.seed));
 	return false;
-}
-
-#if PG_VERSION_NUM >= 170000
-/* At the end of a statement's inserts: set their keys. */
-void
-bfinsertcleanup(Relation index, IndexInfo *indexInfo)
-{
-	bf_flush_pending(index);
-}
-#endif
-
-/*
- * Set every pending hash of the transaction, in every index it inserted
- * into.  (An index dropped since the insert needs nothing.)
- */
-void
-bf_flush_all_pending(void)
-{
-	HASH_SEQ_STATUS seq;
-	BfPending  *p;
-
-	if (bf_pending == NULL)
-		return;
-	hash_seq_init(&seq, bf_pending);
-	while ((p = hash_seq_search(&seq)) != NULL)
-	{
-		Relation	index = p->n > 0 ?
-			try_relation_open(p->indexoid, RowExclusiveLock) : NULL;
-
-		if (index)
-		{
-			bf_flush_entry(index, p);
-			relation_close(index, NoLock);
-		}
-	}
 }
 
 /*
  * Before a query that starts parallel workers: a worker probes the index
  * itself, and must find every key of the rows its snapshot shares with this
- * backend, including those this backend still holds (a statement's AFTER
- * trigger runs its queries before the statement's end sets them).  A query
- * of this backend probes its own keys through bf_flush_pending.
+ * backend, including those this backend still keeps (a statement's AFTER
+ * trigger runs its queries within the transaction).  A query of this
+ * backend looks its own keys up (bf_pending_contains).
  */
 static void
 bf_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
-	if (bf_pending != NULL && queryDesc->plannedstmt->parallelModeNeeded &&
+	if (bf_pending_any() && queryDesc->plannedstmt->parallelModeNeeded &&
 		!IsInParallelMode())
-		bf_flush_all_pending();
+		bf_flush_all_pending(false);
 	if (prev_ExecutorStart)
 		prev_ExecutorStart(queryDesc, eflags);
 	else
@@ -204,11 +90,48 @@ bf_ExecutorStart(QueryDesc *queryDesc, int eflags)
 }
 
 /*
- * Before any utility command but transaction control: a command may give an
- * index a new OID and keep its file (an ALTER TABLE that changes a column's
- * type without a rewrite does), after which hashes kept under the old OID
- * would find no index to go into; it may drop, rebuild or move the index.
- * Set them while the index is still the one they were hashed for.
+ * Is this a utility command that changes no index, nor what an index's OID
+ * names?  Transaction control, settings, cursors, prepared statements,
+ * LISTEN/NOTIFY, LOCK, SET CONSTRAINTS, CHECKPOINT, EXPLAIN and COPY (whose
+ * queries and inserts go through the executor), CALL and DO (whose own
+ * statements come back here one by one).
+ */
+static bool
+bf_utility_harmless(Node *stmt)
+{
+	switch (nodeTag(stmt))
+	{
+		case T_TransactionStmt:
+		case T_VariableSetStmt:
+		case T_VariableShowStmt:
+		case T_DeclareCursorStmt:
+		case T_FetchStmt:
+		case T_ClosePortalStmt:
+		case T_PrepareStmt:
+		case T_ExecuteStmt:
+		case T_DeallocateStmt:
+		case T_NotifyStmt:
+		case T_ListenStmt:
+		case T_UnlistenStmt:
+		case T_LockStmt:
+		case T_ConstraintsSetStmt:
+		case T_CheckPointStmt:
+		case T_ExplainStmt:
+		case T_CopyStmt:
+		case T_CallStmt:
+		case T_DoStmt:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * Before any other utility command: a command may give an index a new OID
+ * and keep its file (an ALTER TABLE that changes a column's type without a
+ * rewrite does), after which hashes kept under the old OID would find no
+ * index to go into; it may drop, rebuild or move the index.  Set them while
+ * the index is still the one they were hashed for.
  */
 static void
 bf_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
@@ -216,8 +139,8 @@ bf_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 				  ParamListInfo params, QueryEnvironment *queryEnv,
 				  DestReceiver *dest, QueryCompletion *qc)
 {
-	if (bf_pending != NULL && !IsA(pstmt->utilityStmt, TransactionStmt))
-		bf_flush_all_pending();
+	if (bf_pending_any() && !bf_utility_harmless(pstmt->utilityStmt))
+		bf_flush_all_pending(false);
 	if (prev_ProcessUtility)
 		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 							params, queryEnv, dest, qc);
@@ -238,25 +161,34 @@ bf_insert_init(void)
 
 /*
  * Before commit or prepare, set every pending hash (an error here aborts the
- * transaction); after its end, the memory is gone with the transaction's.
+ * transaction); an abort drops them.  After its end, the memory is gone
+ * with the transaction's.
  */
 static void
 bf_xact_callback(XactEvent event, void *arg)
 {
-	if (bf_pending == NULL)
+	if (!bf_pending_any())
 		return;
 	switch (event)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PRE_PREPARE:
-			bf_flush_all_pending();
+			bf_flush_all_pending(true);
 			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PREPARE:
-			bf_pending = NULL;
+			bf_pending_end();
 			break;
 		default:
 			break;
 	}
+}
+
+/* A subtransaction's end: a rollback drops the keys it kept. */
+static void
+bf_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					SubTransactionId parentSubid, void *arg)
+{
+	bf_pending_subxact(event, mySubid, parentSubid);
 }

@@ -7,9 +7,9 @@
  * Built only on what bfindex.h exports: the planner and the executor find
  * the leaves and check them here without raising errors (a join must give
  * the plain plan's rows, never fail, where the index cannot answer: it then
- * checks every row exactly), read the metapages after flushing the
- * backend's pending hashes (so that the transaction's own rows are found),
- * and copy the layers as bfprobesite.c does, within bloomfilter.cache_budget.
+ * checks every row exactly), read the metapages, look the transaction's
+ * own keys not set yet up where the index says "no" (bfpending.c), and
+ * copy the layers as bfprobesite.c does, within bloomfilter.cache_budget.
  *
  * Why a copy made at the first row serves the whole execution: the
  * executor's snapshot was taken before it, and every key of a row committed
@@ -212,8 +212,8 @@ filter_copy(BfJoinFilter *f)
  * (partitions found now may differ: a DETACH CONCURRENTLY since); NULL where
  * one is gone, is not a bloomfilter index (an OID reused), is not trusted
  * for this transaction or cannot be read, or where its keys are of another
- * family.  The backend's pending hashes are set first, so that the
- * transaction's own rows are found.  The leaves stay open (and locked)
+ * family.  The transaction's own keys not set yet are looked up by each
+ * probe (bfpending.c).  The leaves stay open (and locked)
  * until bf_join_filter_close.
  */
 BfJoinFilter *
@@ -265,7 +265,6 @@ bf_join_filter_open(List *leaves, Oid keytype, Oid keycoll, double rows,
 			MemoryContextSwitchTo(old);
 			return NULL;
 		}
-		bf_flush_pending(l->rel);
 		bf_predicate_lock_table(l->rel);
 		if (!bf_try_read_meta(l->rel, &l->meta) ||
 			strcmp(l->meta.family, f->kt.family) != 0 ||
@@ -390,6 +389,11 @@ bf_join_filter_probe(BfJoinFilter *f, const Datum *keys, int n, bool *maybe)
 					found[i] = bf_probe_hash(l->rel, &l->meta, h[i]);
 			f->pages_read += (uint64) n * l->meta.nlayers;
 		}
+		/* the transaction's own keys not set yet (bfpending.c) */
+		if (bf_pending_any())
+			for (int i = 0; i < n; i++)
+				if (!found[i])
+					found[i] = bf_pending_contains(RelationGetRelid(l->rel), h[i]);
 	}
 	memcpy(maybe, found, n * sizeof(bool));
 }

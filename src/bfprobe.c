@@ -34,13 +34,16 @@ static bool
 bf_probe_leaf(Relation rel, Relation index, BloomKeyType *kt, Datum key)
 {
 	BfMetaPageData meta;
+	uint64		h;
 
-	bf_flush_pending(index);
 	bf_predicate_lock_table(index);
 	bf_read_meta(index, &meta);
 	bf_check_promise(rel, index, &meta);
 	bf_check_family(index, &meta, kt);
-	return bf_probe_hash(index, &meta, bloom_key_hash(kt, key, meta.seed));
+	h = bloom_key_hash(kt, key, meta.seed);
+	/* (the transaction's own keys not set yet: bfpending.c) */
+	return bf_probe_hash(index, &meta, h) ||
+		bf_pending_contains(RelationGetRelid(index), h);
 }
 
 /*

@@ -225,7 +225,6 @@ site_setup(BfProbeSite *s, Oid indexoid, FunctionCallInfo fcinfo)
 				relation_open(lfirst_oid(lc), AccessShareLock);
 
 			l->relid = lfirst_oid(lc);
-			bf_flush_pending(leaf);
 			bf_predicate_lock_table(leaf);
 			bf_read_meta(leaf, &l->meta);
 			bf_check_promise(rel, leaf, &l->meta);
@@ -368,7 +367,8 @@ bf_probe_site_test(BfProbeSite *s, Datum key)
 			relation_close(rel, NoLock);
 			s->pages_read += l->meta.nlayers;
 		}
-		if (found)
+		/* (the transaction's own keys not set yet: bfpending.c) */
+		if (found || bf_pending_contains(l->relid, h))
 			return true;
 	}
 	return false;
