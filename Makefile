@@ -103,10 +103,17 @@ REGRESS = \
 	bloom_index_checks \
 	bloom_index_pending \
 	bloom_index_maintenance \
-	bloom_join
+	bloom_join \
+	bloom_readme
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src
+
+# The README's doc test: bloom_readme is generated from README.md before
+# the regression tests (test/readme.awk: every ```sql block in order in a
+# fresh database, its output against the ```text block after it).
+README_TEST = sql/bloom_readme.sql expected/bloom_readme.out
+REGRESS_PREP = $(README_TEST)
 
 # Isolation tests (pg_isolation_regress): test/isolation/specs/X.spec with
 # test/isolation/expected/X.out; run by `make installcheck` when present.
@@ -134,11 +141,17 @@ endif
 
 EXTRA_CLEAN = results/ regression.diffs regression.out log/ tmp_check/ \
 	test/t/tmp_check/ tmp_check.first/ output_iso/ tmp_check_iso/ \
-	$(EXTENSION)-$(EXTVERSION).zip
+	$(EXTENSION)-$(EXTVERSION).zip $(README_TEST)
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# (after PGXS's rules, so that `make` still builds the module first)
+sql/bloom_readme.sql: README.md test/readme.awk
+	awk -v mode=sql -f test/readme.awk README.md > $@.tmp && mv $@.tmp $@
+expected/bloom_readme.out: README.md test/readme.awk
+	awk -v mode=out -f test/readme.awk README.md > $@.tmp && mv $@.tmp $@
 
 # Export only the functions the server calls (PGDLLEXPORT: the fmgr functions,
 # all named bf_*, the magic block and _PG_init).  PostgreSQL 16 and later build
