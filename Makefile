@@ -61,7 +61,7 @@ OBJS = \
 	src/bfjoin_maybe.o \
 	src/bfjoin_exec.o \
 	src/bfjoin_filter.o
-PGFILEDESC = "bloomfilter - Bloom filter data type and aggregate"
+PGFILEDESC = "bloomfilter - Bloom filter index, join pre-check and data type"
 
 # Install script plus every upgrade script (bloomfilter--A--B.sql).
 DATA = $(wildcard sql/bloomfilter--*.sql)
@@ -104,6 +104,8 @@ REGRESS = \
 	bloom_index_pending \
 	bloom_index_maintenance \
 	bloom_join \
+	bloom_index_advice \
+	bloom_catalog \
 	bloom_readme
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
