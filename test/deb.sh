@@ -53,11 +53,20 @@ pg_major=$(pg_config --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 
 if [ "$build" -eq 1 ]; then
 # 1. the build, in a copy
+# (the files git knows of, or would add: not the build's output, which a
+# build beside this one may be writing and removing; without git, all but
+# the build's output)
 mkdir "$scratch/bloomfilter"
-tar -C "$ROOT" --exclude=./.git --exclude=./results --exclude=./tmp_check \
-	--exclude=./output_iso --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
-	--exclude='./debian/postgresql-*' --exclude=./debian/.debhelper \
-	-cf - . | tar -C "$scratch/bloomfilter" -xf -
+if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+	git -C "$ROOT" ls-files -z --cached --others --exclude-standard |
+		tar -C "$ROOT" --null --ignore-failed-read -T - -cf - |
+		tar -C "$scratch/bloomfilter" -xf -
+else
+	tar -C "$ROOT" --exclude=./.git --exclude=./results --exclude=./tmp_check \
+		--exclude=./output_iso --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
+		--exclude='./debian/postgresql-*' --exclude=./debian/.debhelper \
+		-cf - . | tar -C "$scratch/bloomfilter" -xf -
+fi
 (cd "$scratch/bloomfilter" &&
 	DEB_BUILD_OPTIONS="parallel=$(nproc) noautodbgsym${DEB_BUILD_OPTIONS:+ $DEB_BUILD_OPTIONS}" \
 		dpkg-buildpackage -us -uc -b) >"$scratch/build.log" 2>&1 || {
