@@ -64,7 +64,7 @@ OBJS = \
 	src/bfjoin_counts.o \
 	src/bfjoin_batch.o \
 	src/bfjoin_filter.o
-PGFILEDESC = "bloomfilter - Bloom filter data type and aggregate"
+PGFILEDESC = "bloomfilter - Bloom filter index, join pre-check and data type"
 
 # Install script plus every upgrade script (bloomfilter--A--B.sql).
 DATA = $(wildcard sql/bloomfilter--*.sql)
@@ -112,10 +112,19 @@ REGRESS = \
 	bloom_index_stats \
 	bloom_join_parts \
 	bloom_join_refusals \
-	bloom_index_rollback
+	bloom_index_rollback \
+	bloom_index_advice \
+	bloom_catalog \
+	bloom_readme
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src
+
+# The README's doc test: bloom_readme is generated from README.md before
+# the regression tests (test/readme.awk: every ```sql block in order in a
+# fresh database, its output against the ```text block after it).
+README_TEST = sql/bloom_readme.sql expected/bloom_readme.out
+REGRESS_PREP = $(README_TEST)
 
 # Isolation tests (pg_isolation_regress): test/isolation/specs/X.spec with
 # test/isolation/expected/X.out; run by `make installcheck` when present.
@@ -143,11 +152,17 @@ endif
 
 EXTRA_CLEAN = results/ regression.diffs regression.out log/ tmp_check/ \
 	test/t/tmp_check/ tmp_check.first/ output_iso/ tmp_check_iso/ \
-	$(EXTENSION)-$(EXTVERSION).zip
+	$(EXTENSION)-$(EXTVERSION).zip $(README_TEST)
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# (after PGXS's rules, so that `make` still builds the module first)
+sql/bloom_readme.sql: README.md test/readme.awk
+	awk -v mode=sql -f test/readme.awk README.md > $@.tmp && mv $@.tmp $@
+expected/bloom_readme.out: README.md test/readme.awk
+	awk -v mode=out -f test/readme.awk README.md > $@.tmp && mv $@.tmp $@
 
 # Export only the functions the server calls (PGDLLEXPORT: the fmgr functions,
 # all named bf_*, the magic block and _PG_init).  PostgreSQL 16 and later build

@@ -87,6 +87,7 @@ DROP TYPE bfm_new;
 CREATE TABLE bfm_p (k int, a int, b int) WITH (autovacuum_enabled = off);
 CREATE INDEX bfm_p_a ON bfm_p (a);
 CREATE INDEX bfm_p_b ON bfm_p (b);
+CREATE INDEX bfm_p_kb ON bfm_p (k);	-- (else the advice asks for one, for the join pre-check)
 CREATE INDEX bfm_p_k ON bfm_p USING bloomfilter (k) WITH (capacity = 1000);
 INSERT INTO bfm_p SELECT g, g, g FROM generate_series(1, 20000) g;
 SELECT layers FROM bloom_index_info('bfm_p_k');
@@ -122,6 +123,7 @@ BEGIN
 END $$;
 CREATE TABLE bfm_c (c bfm_many) WITH (autovacuum_enabled = off);
 CREATE INDEX bfm_c_c ON bfm_c USING bloomfilter (c) WITH (capacity = 1000);
+CREATE INDEX bfm_c_b ON bfm_c (c);
 INSERT INTO bfm_c SELECT ('l' || g)::bfm_many FROM generate_series(1, 3000) g;
 SELECT layers > 1 AS several_layers FROM bloom_index_info('bfm_c_c');
 ALTER TYPE bfm_many RENAME TO bfm_many2;

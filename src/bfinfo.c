@@ -15,15 +15,19 @@
 
 #include <math.h>
 
+#include "access/genam.h"
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/index.h"
+#include "catalog/pg_am.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/rel.h"
+#include "utils/relcache.h"
 #include "utils/rls.h"
+#include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 
@@ -92,12 +96,55 @@ bf_one_layer_bytes(const BfMetaPageData *meta, uint64 capacity)
 #define BF_RATE_TOLERANCE	1.2
 
 /*
- * When the index is larger or slower than its keys need, what to do: NULL
- * when it is in shape.
+ * Has the index's table an index that can do the exact check of the
+ * planner's join pre-check (bfjoin_match.c: the inner side's parameterized
+ * path on the key)?  A cheap look at the table's other indexes: a valid,
+ * not partial btree whose first column is the key (the same column, or an
+ * equal expression), or a hash index on it.  Other access methods, or a
+ * btree with the key further back, rarely serve: the advice then says to
+ * make one, which is at worst a little early.
+ */
+static bool
+bf_has_exact_check_index(Relation index, Relation heap)
+{
+	AttrNumber	key = index->rd_index->indkey.values[0];
+	Node	   *expr = NULL;
+	List	   *ids = RelationGetIndexList(heap);
+	ListCell   *lc;
+	bool		found = false;
+
+	if (key == 0)
+		expr = linitial(RelationGetIndexExpressions(index));
+	foreach(lc, ids)
+	{
+		Relation	other;
+
+		if (lfirst_oid(lc) == RelationGetRelid(index))
+			continue;
+		other = index_open(lfirst_oid(lc), AccessShareLock);
+		if ((other->rd_rel->relam == BTREE_AM_OID ||
+			 other->rd_rel->relam == HASH_AM_OID) &&
+			other->rd_index->indisvalid &&
+			other->rd_index->indkey.values[0] == key &&
+			RelationGetIndexPredicate(other) == NIL)
+			found = key != 0 ||
+				equal(expr, linitial(RelationGetIndexExpressions(other)));
+		index_close(other, AccessShareLock);
+		if (found)
+			break;
+	}
+	list_free(ids);
+	return found;
+}
+
+/*
+ * When the index is larger or slower than its keys need, what to do; else,
+ * when its table has no index for the join pre-check's exact check, that;
+ * NULL when it is in shape.
  */
 static char *
-bf_advice(Relation index, const BfMetaPageData *meta, double size,
-		  double rate, double stale, bool stale_known)
+bf_advice(Relation index, Relation heap, const BfMetaPageData *meta,
+		  double size, double rate, double stale, bool stale_known)
 {
 	uint32		live = bf_live_layers(meta);
 	double		one = bf_one_layer_bytes(meta, bf_compact_capacity(index, meta, 0, false));
@@ -127,6 +174,11 @@ bf_advice(Relation index, const BfMetaPageData *meta, double size,
 	if (free_bytes > 0.1 * size)
 		return psprintf("%.0f kB of its pages are free. VACUUM gives them back when no other session is using the index.",
 						free_bytes / 1024);
+	if (!bf_has_exact_check_index(index, heap))
+		return psprintf("No btree or hash index of %s has this index's key as its first column: the planner's pre-check of NOT EXISTS, EXISTS and IN joins needs one for the exact check of the keys the filter may hold, and plans a plain join without it. Create one: CREATE INDEX ON %s (%s).",
+						quote_identifier(RelationGetRelationName(heap)),
+						quote_identifier(RelationGetRelationName(heap)),
+						pg_get_indexdef_columns(RelationGetRelid(index), true));
 	return NULL;
 }
 
@@ -223,7 +275,7 @@ retry:
 		nulls[7] = nulls[8] = true;
 	advice = bf_promise_advice(rel, index, &meta);
 	if (advice == NULL)
-		advice = bf_advice(index, &meta, size, 1.0 - miss,
+		advice = bf_advice(index, heap, &meta, size, 1.0 - miss,
 						   nulls[8] ? 0 : DatumGetFloat8(values[8]), !nulls[8]);
 	if (advice)
 		values[9] = CStringGetTextDatum(advice);

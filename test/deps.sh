@@ -24,6 +24,7 @@ PACKAGES=(
 	libipc-run-perl
 	python3-xxhash              # test/reference, the Python reference (014_reference.pl)
 	python3-psycopg2            # test/soak, the randomized soak test's driver
+	debhelper                   # test/deb.sh: the Debian package (dpkg-buildpackage, dh --with pgxs_loop)
 )
 
 is_installed() {

@@ -7,7 +7,10 @@
 # 1. installs the build dependencies (test/deps.sh),
 # 2. builds (with PG_CFLAGS=-Werror under --strict or CI=true), checks that
 #    the module exports only bf_* fmgr symbols (test/symbols.sh) and that
-#    the files of src/ stack, none too long (test/shape.py), installs,
+#    the files of src/ stack, none too long (test/shape.py); builds the
+#    Debian package (test/deb.sh, in the background from the start), installs
+#    it, creates the extension from it in a fresh cluster and removes it
+#    again; installs the tree's build,
 # 3. runs the pg_regress suite, plus isolation specs if test/isolation/specs
 #    holds any, in a throwaway cluster: pg_virtualenv make installcheck,
 # 4. runs the TAP tests in test/t, if any, as an unprivileged user
@@ -89,6 +92,7 @@ status=0
 tapdir=
 tap_pid=
 citus_pid=
+deb_pid=
 declare -A matrix_pid=()
 
 # (with the seconds since the start, to keep an eye on the run's length)
@@ -101,6 +105,7 @@ finish() {
 	# an early exit: end the TAP tests still running in the background
 	[ -n "$tap_pid" ] && kill -- -"$tap_pid" 2>/dev/null
 	[ -n "$citus_pid" ] && kill -- -"$citus_pid" 2>/dev/null
+	[ -n "$deb_pid" ] && kill -- -"$deb_pid" 2>/dev/null
 	for v in "${!matrix_pid[@]}"; do
 		kill -- -"${matrix_pid[$v]}" 2>/dev/null
 	done
@@ -316,6 +321,16 @@ set -m
 ) &
 citus_pid=$!
 set +m
+# The Debian package's build (in a copy of the tree), installed before the
+# tree's own install below.
+echo "test/deb.sh (the Debian package) started in the background; it is installed before the tree's build"
+set -m
+(
+	bash test/deb.sh --no-install --outdir "$LOGDIR/deb" >"$LOGDIR/deb.log" 2>&1 </dev/null
+	echo $? >"$LOGDIR/deb.rc"
+) &
+deb_pid=$!
+set +m
 for v in $matrix_versions; do
 	in_background "$v" && [ -f "$matrix_dir/pg-$v.tar.gz" ] || continue
 	if has_tap "$v"; then
@@ -352,6 +367,21 @@ fi
 
 heading "Code shape (test/shape.py: the files of src/ stack, none too long)"
 if python3 test/shape.py; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	status=1
+fi
+
+# The package built in the background: installed, CREATE EXTENSION in a
+# fresh cluster, removed again (dpkg -r), so that the suite below tests the
+# tree's own build.
+heading "Debian package (test/deb.sh: dpkg-buildpackage, dpkg -i, CREATE EXTENSION, dpkg -r)"
+wait "$deb_pid"
+deb_pid=
+cat "$LOGDIR/deb.log"
+if [ "$(cat "$LOGDIR/deb.rc" 2>/dev/null || echo 1)" -eq 0 ] &&
+	as_root bash test/deb.sh --install-only --outdir "$LOGDIR/deb"; then
 	passed=$((passed + 1))
 else
 	failed=$((failed + 1))

@@ -69,8 +69,9 @@ cmp_ok($fp, '<=', $limit,
 	"and after a VACUUM compacted the index ($fp)");
 is($missing, '0', 'no committed key is missing after the compaction');
 is( $node->safe_psql('postgres',
-		q{SELECT layers || ' ' || coalesce(advice, 'no advice') FROM bloom_index_info('w_k')}),
-	'1 no advice', 'one layer, and no advice');
+		q{SELECT layers || ' ' || coalesce(CASE WHEN advice NOT LIKE 'No btree or hash index%' THEN advice END, 'no advice')
+		  FROM bloom_index_info('w_k')}),
+	'1 no advice', 'one layer, and no advice (but that the table has no btree for the join pre-check)');
 
 #
 # 2. Keys counted nowhere but in the metapage.  A session inserts one new key
