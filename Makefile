@@ -60,7 +60,10 @@ OBJS = \
 	src/bfjoin_plan.o \
 	src/bfjoin_maybe.o \
 	src/bfjoin_exec.o \
-	src/bfjoin_filter.o
+	src/bfjoin_filter.o \
+	src/bloom_shared.o \
+	src/bloom_shared_batch.o \
+	src/bloom_shared_fn.o
 PGFILEDESC = "bloomfilter - Bloom filter data type and aggregate"
 
 # Install script plus every upgrade script (bloomfilter--A--B.sql).
