@@ -106,7 +106,8 @@ REGRESS = \
 	bloom_index_checks \
 	bloom_index_pending \
 	bloom_index_maintenance \
-	bloom_join
+	bloom_join \
+	bloom_shared
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS = -I$(srcdir)/src
