@@ -468,11 +468,11 @@ read_slice(BsFilter *f, int layer, int32 slice)
 	return (const uint8 *) VARDATA_ANY(b);
 }
 
-/* Whether some layer may hold the key of hash h */
-bool
-bs_probe_hash(BsFilter *f, uint64 h)
+/* Whether some layer below "below" may hold the key of hash h */
+static bool
+probe_layers(BsFilter *f, int below, uint64 h)
 {
-	for (int i = f->nlayers - 1; i >= 0; i--)
+	for (int i = below - 1; i >= 0; i--)
 	{
 		BsLayer    *l = &f->layers[i];
 		uint64		b = bloom_block_of(h, l->nblocks);
@@ -485,15 +485,49 @@ bs_probe_hash(BsFilter *f, uint64 h)
 	return false;
 }
 
+/* Whether some layer may hold the key of hash h */
+bool
+bs_probe_hash(BsFilter *f, uint64 h)
+{
+	return probe_layers(f, f->nlayers, h);
+}
+
+/*
+ * The UPDATE that sets k bits ($3 ..) of a slice unless they are all set
+ * already (then no row is updated: the key may be there)
+ */
+static SPIPlanPtr
+setbits_plan(BsPlans *p, int k)
+{
+	Oid			types[2 + BLOOM_MAX_K];
+	const char *set = "bits";
+	const char *all = "true";
+
+	if (p->setbits[k])
+		return p->setbits[k];
+	types[0] = types[1] = INT4OID;
+	for (int i = 0; i < k; i++)
+	{
+		types[2 + i] = INT8OID;
+		set = psprintf("pg_catalog.set_bit(%s, $%d, 1)", set, i + 3);
+		all = psprintf("%s AND pg_catalog.get_bit(bits, $%d) " EQ " 1", all, i + 3);
+	}
+	p->setbits[k] = keep_plan(psprintf("UPDATE %s SET bits = %s, nkeys = nkeys " PLUS " 1 "
+									   "WHERE layer " EQ " $1 AND slice " EQ " $2 AND NOT (%s) "
+									   "RETURNING nkeys", p->qname, set, all),
+							  2 + k, types);
+	return p->setbits[k];
+}
+
 /*
  * Add one key: nothing is written when a layer may hold it (false).  Its
- * bits are set by the UPDATE itself from the row it updates (set_bit), so an
- * add re-evaluated on a concurrent add's row keeps both.
+ * bits are set by the UPDATE itself from the row it updates (set_bit), and
+ * only where they are not all set: an add re-evaluated on a concurrent
+ * add's row keeps both, and finds a concurrent add of the same key.
  */
 bool
 bs_add_hash(BsFilter *f, uint64 h)
 {
-	BsPlans    *p = f->plans;
 	int			newest = f->nlayers - 1;
 	BsLayer    *l = &f->layers[newest];
 	uint64		b = bloom_block_of(h, l->nblocks);
@@ -501,31 +535,18 @@ bs_add_hash(BsFilter *f, uint64 h)
 	uint16		pos[BLOOM_MAX_K];
 	Datum		v[2 + BLOOM_MAX_K];
 
-	if (bs_probe_hash(f, h))
+	if (probe_layers(f, newest, h))
 		return false;
-	if (p->setbits[l->k] == NULL)
-	{
-		Oid			types[2 + BLOOM_MAX_K];
-		const char *set = "bits";
-
-		types[0] = types[1] = INT4OID;
-		for (int i = 0; i < l->k; i++)
-		{
-			types[2 + i] = INT8OID;
-			set = psprintf("pg_catalog.set_bit(%s, $%d, 1)", set, i + 3);
-		}
-		p->setbits[l->k] = keep_plan(psprintf("UPDATE %s SET bits = %s, nkeys = nkeys " PLUS " 1 "
-											  "WHERE layer " EQ " $1 AND slice " EQ " $2 RETURNING nkeys",
-											  p->qname, set),
-									 2 + l->k, types);
-	}
 	bloom_bit_positions(h, l->k, pos);
 	v[0] = Int32GetDatum(newest);
 	v[1] = Int32GetDatum(slice);
 	for (int i = 0; i < l->k; i++)
 		v[2 + i] = Int64GetDatum((int64) (b % BS_SLICE_BLOCKS) * BLOOM_BLOCK_BITS + pos[i]);
-	if (exec_plan(f, p->setbits[l->k], v) != 1)
-		bs_corrupt(f, psprintf("Slice %d of layer %d is missing.", slice, newest));
+	if (exec_plan(f, setbits_plan(f->plans, l->k), v) != 1)
+	{
+		(void) read_slice(f, newest, slice);	/* an error if it is missing */
+		return false;
+	}
 	if (get_int8(f, 0, 1) == bs_share(l, slice))
 		bs_crossed(f, newest, 1);
 	return true;

@@ -95,6 +95,7 @@ typedef struct BsSlices
 	uint8	   *bits;			/* n * BS_SLICE_BYTES */
 	bool	   *changed;
 	int64	   *added;
+	int32	   *index;			/* slice -> its place here, for many; or NULL */
 } BsSlices;
 
 /* bloom_shared.c */

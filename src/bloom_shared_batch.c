@@ -32,16 +32,34 @@ cmp_int32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The distinct slices of layer "layer" that the pending hashes fall in, sorted */
+/*
+ * The distinct slices of layer "layer" that the pending hashes fall in,
+ * sorted: through a map of the layer's slices when the hashes are many
+ * beside them, else by sorting.
+ */
 static int32 *
 slices_of(const BsFilter *f, int layer, const uint64 *h, int n,
 		  const bool *pending, int *count)
 {
 	const BsLayer *l = &f->layers[layer];
-	int32	   *s = palloc(sizeof(int32) * Max(n, 1));
+	int32	   *s = palloc(sizeof(int32) * Max(Min(n, l->nslices), 1));
 	int			m = 0,
 				u = 0;
 
+	if (n >= l->nslices / 4)
+	{
+		uint8	   *seen = palloc0(l->nslices);
+
+		for (int i = 0; i < n; i++)
+			if (pending[i])
+				seen[bloom_block_of(h[i], l->nblocks) / BS_SLICE_BLOCKS] = 1;
+		for (int32 j = 0; j < l->nslices; j++)
+			if (seen[j])
+				s[u++] = j;
+		pfree(seen);
+		*count = u;
+		return s;
+	}
 	for (int i = 0; i < n; i++)
 		if (pending[i])
 			s[m++] = (int32) (bloom_block_of(h[i], l->nblocks) / BS_SLICE_BLOCKS);
@@ -103,6 +121,13 @@ bs_read_slices(BsFilter *f, int layer, int32 *slices, int n, bool lock,
 		out->nkeys[i] = k;
 	}
 	SPI_freetuptable(SPI_tuptable);
+	out->index = NULL;
+	if (n >= l->nslices / 64)
+	{
+		out->index = palloc(sizeof(int32) * l->nslices);
+		for (int i = 0; i < n; i++)
+			out->index[slices[i]] = i;
+	}
 }
 
 /* The 64-byte block of hash h in slices read by bs_read_slices */
@@ -112,10 +137,16 @@ bs_block_of(const BsFilter *f, int layer, const BsSlices *s, uint64 h,
 {
 	uint64		b = bloom_block_of(h, f->layers[layer].nblocks);
 	int32		slice = (int32) (b / BS_SLICE_BLOCKS);
-	int32	   *at = bsearch(&slice, s->slice, s->n, sizeof(int32), cmp_int32);
+	int32	   *at;
 
-	Assert(at != NULL);
-	*idx = (int) (at - s->slice);
+	if (s->index)
+		*idx = s->index[slice];
+	else
+	{
+		at = bsearch(&slice, s->slice, s->n, sizeof(int32), cmp_int32);
+		Assert(at != NULL);
+		*idx = (int) (at - s->slice);
+	}
 	return s->bits + (Size) *idx * BS_SLICE_BYTES +
 		(b % BS_SLICE_BLOCKS) * BLOOM_BLOCK_BYTES;
 }
