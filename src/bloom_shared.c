@@ -59,6 +59,9 @@ static const struct
 	[BS_CROSSED] = {"UPDATE %s SET nkeys = nkeys " PLUS " $2 WHERE layer " EQ " $1 AND slice " EQ " -1 RETURNING nkeys",
 	2, {INT4OID, INT8OID}},
 	[BS_LAYER_ROW] = {"SELECT nkeys FROM %s WHERE layer " EQ " $1 AND slice " EQ " -1", 1, {INT4OID}},
+	[BS_HEAD_FIRST] = {"SELECT layer, nkeys, bits FROM %1$s WHERE layer " EQ " -1 AND slice " EQ " 0 "
+		"UNION ALL SELECT layer, nkeys, bits FROM %1$s WHERE layer " EQ " 0 AND slice " EQ " $1",
+	1, {INT4OID}},
 };
 
 static HTAB *bs_plans;			/* relid -> BsPlans, for the backend's life */
@@ -203,6 +206,7 @@ get_plans(Oid relid)
 		memset(p->plan, 0, sizeof(p->plan));
 		memset(p->setbits, 0, sizeof(p->setbits));
 		p->qname = MemoryContextStrdup(TopMemoryContext, qname);
+		p->known = false;
 	}
 	return p;
 }
@@ -322,6 +326,9 @@ bs_open(BsFilter *f, Oid relid, bool read_only)
 	check_table(relid);
 	f->plans = get_plans(relid);
 	read_head(f, BS_HEAD);
+	f->plans->first = f->layers[0];
+	f->plans->seed = f->head.seed;
+	f->plans->known = true;
 }
 
 void
@@ -468,11 +475,11 @@ read_slice(BsFilter *f, int layer, int32 slice)
 	return (const uint8 *) VARDATA_ANY(b);
 }
 
-/* Whether some layer below "below" may hold the key of hash h */
+/* Whether a layer from lo to hi - 1 may hold the key of hash h */
 static bool
-probe_layers(BsFilter *f, int below, uint64 h)
+probe_layers(BsFilter *f, int lo, int hi, uint64 h)
 {
-	for (int i = below - 1; i >= 0; i--)
+	for (int i = hi - 1; i >= lo; i--)
 	{
 		BsLayer    *l = &f->layers[i];
 		uint64		b = bloom_block_of(h, l->nblocks);
@@ -489,7 +496,73 @@ probe_layers(BsFilter *f, int below, uint64 h)
 bool
 bs_probe_hash(BsFilter *f, uint64 h)
 {
-	return probe_layers(f, f->nlayers, h);
+	return probe_layers(f, 0, f->nlayers, h);
+}
+
+/*
+ * Probe one key in one statement where an earlier call of the backend read
+ * the filter's layer 0 (its size and the seed never change): the head row
+ * and the key's slice of layer 0 read together, the other layers after.
+ * False where the filter is not known (or its layer 0 is not the one
+ * known): the caller opens it.  The head row is checked as bs_open checks
+ * it.
+ */
+bool
+bs_probe_known(BsFilter *f, Oid relid, BloomKeyType *kt, Datum key,
+			   bool *found)
+{
+	BsPlans    *p;
+	uint64		h,
+				b;
+	Datum		v;
+	uint64		n;
+	bool		head = false,
+				hit = false,
+				sliced = false;
+
+	memset(f, 0, sizeof(*f));
+	f->relid = relid;
+	f->read_only = true;
+	check_table(relid);
+	p = f->plans = get_plans(relid);
+	if (!p->known)
+		return false;
+	h = bloom_key_hash(kt, key, p->seed);
+	b = bloom_block_of(h, p->first.nblocks);
+	v = Int32GetDatum((int32) (b / BS_SLICE_BLOCKS));
+	n = bs_exec(f, BS_HEAD_FIRST, &v);
+	for (uint64 r = 0; r < n; r++)
+	{
+		bool		isnull;
+		int32		layer = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[r],
+														SPI_tuptable->tupdesc, 1, &isnull));
+		bytea	   *bits = get_bytea(f, (int) r, 3);
+
+		if (layer == -1 && !head)
+		{
+			decode_head(f, bits, get_int8(f, (int) r, 2));
+			head = true;
+			continue;
+		}
+		if (VARSIZE_ANY_EXHDR(bits) != bs_slice_bytes(&p->first, DatumGetInt32(v)))
+			bs_corrupt(f, "A slice of layer 0 is not of its length.");
+		hit = bloom_block_test((const uint8 *) VARDATA_ANY(bits) +
+							   (b % BS_SLICE_BLOCKS) * BLOOM_BLOCK_BYTES,
+							   p->first.k, h);
+		sliced = true;
+	}
+	if (!head || !sliced || n != 2)
+		bs_corrupt(f, "The head row or a slice of layer 0 is missing.");
+	if (f->layers[0].nblocks != p->first.nblocks ||
+		f->layers[0].k != p->first.k || f->head.seed != p->seed)
+	{
+		p->known = false;		/* another table of that OID: open it */
+		return false;
+	}
+	bs_check_key(f, kt, false);
+	*found = f->head.family[0] != '\0' &&
+		(hit || probe_layers(f, 1, f->nlayers, h));
+	return true;
 }
 
 /*
@@ -535,7 +608,7 @@ bs_add_hash(BsFilter *f, uint64 h)
 	uint16		pos[BLOOM_MAX_K];
 	Datum		v[2 + BLOOM_MAX_K];
 
-	if (probe_layers(f, newest, h))
+	if (probe_layers(f, 0, newest, h))
 		return false;
 	bloom_bit_positions(h, l->k, pos);
 	v[0] = Int32GetDatum(newest);

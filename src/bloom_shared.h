@@ -54,6 +54,7 @@ typedef enum BsPlanId
 	BS_WRITE,					/* slices' new bits and counts */
 	BS_CROSSED,					/* a layer row's count += n */
 	BS_LAYER_ROW,				/* a layer row's count */
+	BS_HEAD_FIRST,				/* the head row and a slice of layer 0 */
 	BS_NPLANS
 } BsPlanId;
 
@@ -72,6 +73,9 @@ typedef struct BsPlans
 	char	   *qname;			/* the name the plans were made for */
 	SPIPlanPtr	plan[BS_NPLANS];
 	SPIPlanPtr	setbits[BLOOM_MAX_K + 1];	/* bs_add_hash's, per k */
+	bool		known;			/* first and seed read from the head row */
+	BsLayer		first;			/* layer 0, which never changes */
+	uint64		seed;
 } BsPlans;
 
 typedef struct BsFilter
@@ -114,6 +118,8 @@ extern void bs_insert_layer(const char *qname, int layer, const BsLayer *l);
 extern void bs_crossed(BsFilter *f, int layer, int32 n);
 extern bool bs_add_hash(BsFilter *f, uint64 h);
 extern bool bs_probe_hash(BsFilter *f, uint64 h);
+extern bool bs_probe_known(BsFilter *f, Oid relid, BloomKeyType *kt,
+						   Datum key, bool *found);
 
 /* bloom_shared_batch.c */
 extern void bs_read_slices(BsFilter *f, int layer, int32 *slices, int n,

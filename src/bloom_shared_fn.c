@@ -198,10 +198,13 @@ bf_filter_contains(PG_FUNCTION_ARGS)
 	bool		found = false;
 
 	SPI_connect();
-	bs_open(&f, PG_GETARG_OID(0), true);
-	bs_check_key(&f, kt, false);
-	if (f.head.family[0] != '\0')
-		found = bs_probe_hash(&f, bloom_key_hash(kt, PG_GETARG_DATUM(1), f.head.seed));
+	if (!bs_probe_known(&f, PG_GETARG_OID(0), kt, PG_GETARG_DATUM(1), &found))
+	{
+		bs_open(&f, PG_GETARG_OID(0), true);
+		bs_check_key(&f, kt, false);
+		if (f.head.family[0] != '\0')
+			found = bs_probe_hash(&f, bloom_key_hash(kt, PG_GETARG_DATUM(1), f.head.seed));
+	}
 	SPI_finish();
 	PG_RETURN_BOOL(found);
 }
