@@ -63,7 +63,10 @@ OBJS = \
 	src/bfjoin_exec.o \
 	src/bfjoin_counts.o \
 	src/bfjoin_batch.o \
-	src/bfjoin_filter.o
+	src/bfjoin_filter.o \
+	src/bloom_shared.o \
+	src/bloom_shared_batch.o \
+	src/bloom_shared_fn.o
 PGFILEDESC = "bloomfilter - Bloom filter index, join pre-check and data type"
 
 # Install script plus every upgrade script (bloomfilter--A--B.sql).
@@ -115,6 +118,7 @@ REGRESS = \
 	bloom_index_rollback \
 	bloom_index_advice \
 	bloom_catalog \
+	bloom_shared \
 	bloom_readme
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 

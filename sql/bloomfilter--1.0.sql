@@ -453,3 +453,80 @@ CREATE FUNCTION bloom_index_verify(index regclass) RETURNS bigint
 	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION bloom_index_verify(regclass) IS 'number of live rows whose key the bloomfilter index does not report present (0: no false negatives)';
+
+-- Shared filters without their keys (docs/shared-filters.md).  A filter is a
+-- table of slices of its bits that bloom_filter_create makes, owned by its
+-- caller and not a member of the extension, so that pg_dump keeps its bits
+-- and GRANT/REVOKE decide who adds (UPDATE) and probes (SELECT).  Adds write
+-- rows (VOLATILE, PARALLEL UNSAFE); probes read them under the statement's
+-- snapshot through SPI, which a parallel worker may do (STABLE, PARALLEL
+-- SAFE).  The one-key forms take anynonarray so that an array goes to the
+-- batch forms; their text overloads make an untyped literal text (else it
+-- would match both forms).
+CREATE FUNCTION bloom_filter_create(name text, capacity bigint,
+	false_positive_rate float8 DEFAULT 0.01, expansion integer DEFAULT 2,
+	nonscaling boolean DEFAULT false) RETURNS regclass
+	AS 'MODULE_PATHNAME', 'bf_filter_create'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION bloom_filter_create(text, bigint, float8, integer, boolean) IS 'make a shared filter without its keys: a table of the given (schema-qualified) name holding a Bloom filter for capacity keys, growing by layers expansion times larger unless nonscaling (RedisBloom''s BF.RESERVE)';
+
+CREATE FUNCTION bloom_filter_add(name regclass, key anynonarray) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bf_filter_add'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION bloom_filter_add(regclass, anynonarray) IS 'add the key to the shared filter; true if it was surely new (BF.ADD)';
+
+CREATE FUNCTION bloom_filter_add(name regclass, key text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bf_filter_add'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION bloom_filter_add(regclass, text) IS 'add the key to the shared filter; true if it was surely new (BF.ADD)';
+
+CREATE FUNCTION bloom_filter_add(name regclass, keys anyarray) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'bf_filter_add_array'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION bloom_filter_add(regclass, anyarray) IS 'add the keys (NULLs skipped) to the shared filter; how many were surely new (BF.MADD)';
+
+CREATE FUNCTION bloom_filter_contains(name regclass, key anynonarray) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bf_filter_contains'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_filter_contains(regclass, anynonarray) IS 'false if the key was surely never added to the shared filter, true if it may have been (BF.EXISTS)';
+
+CREATE FUNCTION bloom_filter_contains(name regclass, key text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bf_filter_contains'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_filter_contains(regclass, text) IS 'false if the key was surely never added to the shared filter, true if it may have been (BF.EXISTS)';
+
+CREATE FUNCTION bloom_filter_contains(name regclass, keys anyarray) RETURNS boolean[]
+	AS 'MODULE_PATHNAME', 'bf_filter_contains_array'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_filter_contains(regclass, anyarray) IS 'bloom_filter_contains of each key, NULL for a NULL key (BF.MEXISTS)';
+
+CREATE FUNCTION bloom_filter_info(name regclass,
+	OUT capacity bigint, OUT false_positive_rate float8, OUT expansion integer,
+	OUT nonscaling boolean, OUT layers integer, OUT key_family text,
+	OUT keys bigint, OUT estimated_keys float8, OUT bits_set bigint,
+	OUT size_bytes bigint, OUT expected_rate float8)
+	RETURNS record
+	AS 'MODULE_PATHNAME', 'bf_filter_info'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_filter_info(regclass) IS 'capacity, rate, expansion, layers, key family, keys counted by adds and estimated from the bits, size and expected false-positive rate of a shared filter (BF.INFO, BF.CARD)';
+
+CREATE FUNCTION bloom_filter_export(name regclass, OUT layer integer, OUT filter bloom)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'bf_filter_export'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_filter_export(regclass) IS 'each layer of a shared filter as a bloom value, byte for byte what bloom_agg(key, capacity, rate) makes of the same keys at the layer''s capacity and rate';
+
+CREATE FUNCTION bloom_filter_drop(name regclass) RETURNS void
+	AS 'MODULE_PATHNAME', 'bf_filter_drop'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION bloom_filter_drop(regclass) IS 'drop a shared filter''s table (DROP TABLE, once it is known to be one)';

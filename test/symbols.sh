@@ -10,7 +10,8 @@
 # an fmgr function named bf_*, its pg_finfo_bf_* record, the magic block or
 # _PG_init; and every C function the install script names must be exported.
 # Of the object files, only src/bfcitus.o may call SPI or set_config_option
-# (see docs/privileges.md).
+# (see docs/privileges.md), and the shared filters' files (src/bloom_shared*.o,
+# whose filters are tables: docs/shared-filters.md) SPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 so=${1:-bloomfilter.so}
@@ -39,6 +40,7 @@ done
 # coordinator's index probe (run_command_on_shards, with the key's text made
 # under fixed DateStyle, IntervalStyle and extra_float_digits)
 spi=$(for o in src/*.o; do
+	case "$o" in src/bloom_shared*.o) nm --undefined-only "$o" | grep -qE ' (set_config_option|SetConfigOption)$' && echo "$o"; continue ;; esac
 	nm --undefined-only "$o" | grep -qE ' (SPI_|set_config_option$|SetConfigOption$)' && echo "$o"
 done || true)
 if [ -n "$spi" ] && [ "$spi" != "src/bfcitus.o" ]; then

@@ -125,6 +125,16 @@ SELECT bloom_index_contains('keys_k_bf', 7),
        (SELECT layers >= 1 FROM bloom_index_info('keys_k_bf')),
        (SELECT bloom_contains(filter, 7) FROM bloom_index_filters('keys_k_bf')),
        bloom_index_verify('keys_k_bf') = 0;
+-- shared filters without their keys: tables of her own
+SELECT bloom_filter_create('seen_t', 1000)::text = 'seen_t',
+       bloom_filter_create('seen_i', 1000)::text = 'seen_i';
+SELECT bloom_filter_add('seen_t', 'a'), bloom_filter_add('seen_i', 7),
+       bloom_filter_add('seen_i', ARRAY[8, 9]) = 2;
+SELECT bloom_filter_contains('seen_t', 'a'), bloom_filter_contains('seen_i', 7),
+       bloom_filter_contains('seen_i', ARRAY[8]) = '{t}';
+SELECT layers = 1 AND keys = 3 FROM bloom_filter_info('seen_i');
+SELECT bloom_contains(filter, 9) FROM bloom_filter_export('seen_i');
+SELECT bloom_filter_drop('seen_t'), bloom_filter_drop('seen_i');
 -- aggregates, serial
 SET max_parallel_workers_per_gather = 0;
 SELECT bloom_contains(bloom_agg(k), 7), bloom_contains(bloom_agg(k, 200000, 0.01), 7) FROM keys;
