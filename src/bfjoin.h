@@ -71,8 +71,13 @@ extern bool bf_join_filter_enabled;
 #endif
 /* "maybe" rows sorted by key before their exact checks when at least */
 #define BFJ_SORT_MIN		32
-/* "maybe" rows kept before the first exact checks (then twice as many) */
+/*
+ * "maybe" rows the path's startup cost counts checked first (the node
+ * checks one, then two, four ... up to work_mem: no lookahead for a LIMIT)
+ */
 #define BFJ_FIRST_CHECKS	64
+/* a batch of outer rows stops once its rows' and keys' copies pass */
+#define BFJ_BATCH_MEM_DIV	4	/* work_mem / this */
 /* the share of "maybe" answers is judged over this many probes */
 #ifndef BFJ_WINDOW
 #define BFJ_WINDOW			8192

@@ -8,11 +8,23 @@
  * Memory.  A key is evaluated in memory reset at each row (what md5() of a
  * detoasted value allocates), its value copied into the batch's memory,
  * reset at the next batch; a key that is a column of the row is not
- * copied (the row lives as long as the batch).  A "maybe" row keeps its
- * key, detoasted, beside its copy, both counted against work_mem: so the
- * node's memory is its batch's, its "maybe" rows' (at most work_mem and one
- * row) and the filter's bits, however many outer rows it reads and whatever
- * the key's expression allocates.
+ * copied (the row lives as long as the batch).  A batch's copies of rows
+ * and keys are counted: it stops at BFJ_BATCH rows or once they pass
+ * work_mem / BFJ_BATCH_MEM_DIV (so a wide key, upper() of a 1 MB value,
+ * makes batches of a row or two).  A "maybe" row keeps its key, detoasted,
+ * beside its copy, both counted against work_mem with the batch's: a row
+ * that would take them past work_mem waits until the rows kept before it
+ * are checked (unless it is the only one).  So the node's memory is at
+ * most work_mem, plus a row with its key (held by the batch and kept, when
+ * that one row is wider than what is left), plus the filter's bits, however
+ * many outer rows it reads and whatever the key's expression allocates.
+ *
+ * Lookahead.  A batch starts at one row and doubles up to BFJ_BATCH, and
+ * the first exact checks wait for one "maybe" row, then two, four...: a
+ * LIMIT's first row is returned before the node evaluates the keys of
+ * the rows after it (an error there, a division by zero, is not raised
+ * when the plain plan would not reach it).  After that the node reads
+ * ahead of the rows it returns, by a batch, as a Sort or a Hash does.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -23,6 +35,7 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
@@ -80,6 +93,8 @@ bf_join_size_batches(BfJoinState *s)
 		for (int i = 0; i < s->batch; i++)
 			s->bslots[i] = MakeSingleTupleTableSlot(s->outerdesc, &TTSOpsHeapTuple);
 	}
+	s->bwant = 1;
+	s->bsize = palloc0(s->batch * sizeof(Size));
 	s->bkeys = palloc(s->batch * sizeof(Datum));
 	s->bnull = palloc(s->batch * sizeof(bool));
 	s->bmaybe = palloc(s->batch * sizeof(bool));
@@ -134,21 +149,38 @@ eval_key(BfJoinState *s, ExprContext *econtext, bool *isnull)
 	return key;
 }
 
+/* The bytes a key kept for the sort takes (detoasted), about. */
+static Size
+key_bytes(BfJoinState *s, Datum key)
+{
+	if (s->keybyval)
+		return 0;
+	if (s->keylen == -1)
+		return MAXALIGN(toast_raw_datum_size(key)) + 16;
+	return MAXALIGN(datumGetSize(key, false, s->keylen)) + 16;
+}
+
 /*
  * Read the next batch of outer rows, evaluate their keys and probe them:
- * bmaybe[i] is true where row i needs its exact check.
+ * bmaybe[i] is true where row i needs its exact check.  The last batch's
+ * rows and keys are let go first.
  */
 void
 bf_join_fill_batch(BfJoinState *s)
 {
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	Size		limit = (Size) work_mem * 1024 / BFJ_BATCH_MEM_DIV;
 	int			n = 0;
 	int			np = 0;
 
 	ResetExprContext(econtext);
 	MemoryContextReset(s->batch_cxt);
+	if (s->batch > 1)
+		for (int i = 0; i < s->batch; i++)
+			ExecClearTuple(s->bslots[i]);
 	s->nbatch = s->bpos = 0;
-	while (n < s->batch)
+	s->bbytes = 0;
+	while (n < s->bwant && (n == 0 || s->bbytes < limit))
 	{
 		TupleTableSlot *slot = ExecProcNode(s->outer);
 		TupleTableSlot *row;
@@ -164,9 +196,14 @@ bf_join_fill_batch(BfJoinState *s)
 			row = s->current = slot;
 		econtext->ecxt_scantuple = row;
 		s->bkeys[n] = eval_key(s, econtext, &s->bnull[n]);
+		s->bsize[n] = s->bnull[n] ? 0 : key_bytes(s, s->bkeys[n]);
+		if (s->batch > 1)
+			s->bsize[n] += MAXALIGN(((HeapTupleTableSlot *) row)->tuple->t_len);
+		s->bbytes += s->bsize[n];
 		n++;
 	}
 	s->nbatch = n;
+	s->bwant = Min(s->bwant * 2, s->batch);
 	s->c.rows_in += n;
 
 	for (int i = 0; i < n; i++)
@@ -223,9 +260,22 @@ cmp_sort_key(const void *a, const void *b, void *arg)
 }
 
 /*
+ * Whether row i of the batch, a "maybe" row, may be kept with those kept
+ * before it: its copy and its key, with theirs and the batch's, within
+ * work_mem (or it would be the only one).
+ */
+bool
+bf_join_maybe_fits(BfJoinState *s, int i)
+{
+	return s->nmaybe == 0 ||
+		s->mbytes + s->bbytes + s->slot_bytes + s->bsize[i] <=
+		(Size) work_mem * 1024;
+}
+
+/*
  * Keep a "maybe" row for its exact check; true when enough are kept: the
- * count asked for, or work_mem of copies (slots and arrays included: the
- * slots stay, for the next rows).
+ * count asked for, or work_mem of copies with the batch's (slots and arrays
+ * included: the slots stay, for the next rows).
  */
 bool
 bf_join_keep_maybe(BfJoinState *s, TupleTableSlot *row, Datum key)
@@ -280,7 +330,7 @@ bf_join_keep_maybe(BfJoinState *s, TupleTableSlot *row, Datum key)
 	s->mbytes += s->slot_bytes + keybytes +
 		MAXALIGN(((HeapTupleTableSlot *) copy)->tuple->t_len);
 	return s->nmaybe >= s->mwant ||
-		s->mbytes >= (Size) work_mem * 1024;
+		s->mbytes + s->bbytes >= (Size) work_mem * 1024;
 }
 
 /*
@@ -312,7 +362,7 @@ bf_join_start_checks(BfJoinState *s)
 	s->checking = true;
 	s->c.batches++;
 	s->c.peak_bytes = Max(s->c.peak_bytes, s->mbytes);
-	if (s->mbytes < (Size) work_mem * 1024 && s->mwant <= INT_MAX / 2)
+	if (s->mbytes + s->bbytes < (Size) work_mem * 1024 && s->mwant <= INT_MAX / 2)
 		s->mwant *= 2;
 }
 

@@ -6,18 +6,19 @@
  *	  checks, its state shared under a Gather.
  *
  * The node reads the outer rows in batches.  With the index's bits in
- * memory, and too large for the CPU's cache, a batch is BFJ_BATCH rows,
- * copied, whose keys are hashed and probed together (bfjoin_filter.c asks
- * for the blocks ahead of the tests); otherwise one row at a time, not
+ * memory, and too large for the CPU's cache, a batch is up to BFJ_BATCH
+ * rows, copied, whose keys are hashed and probed together (bfjoin_filter.c
+ * asks for the blocks ahead of the tests); otherwise one row at a time, not
  * copied.  A row whose key the filter rules out is answered at once: an
  * anti join returns it, a semi join drops it.  A row with a NULL key is
  * answered likewise, with no probe: "=" is strict, so no inner row matches
  * it.  The "maybe" rows are copied into a buffer; when it holds enough of
  * them, or the outer rows end, they are sorted by key (so that the exact
  * checks walk the inner's btree in order) and fed to the Nested Loop below,
- * whose rows are the node's.  "Enough" is BFJ_FIRST_CHECKS rows at first,
- * twice as many each time after, until the rows' copies fill work_mem: a
- * LIMIT, or a semi join's first row, need not wait for a buffer's worth.
+ * whose rows are the node's.  "Enough" is one row at first, twice as many
+ * each time after, until the rows' copies fill work_mem: a LIMIT, or a
+ * semi join's first row, need not wait for a buffer's worth.  A batch of
+ * outer rows likewise starts at one row and doubles (bfjoin_batch.c).
  *
  * The node counts the share of "maybe" answers over every BFJ_WINDOW rows
  * probed; past BFJ_PAUSE_SHARE it stops probing (every row goes to the
@@ -163,7 +164,7 @@ bf_join_begin(CustomScanState *node, EState *estate, int eflags)
 										 ALLOCSET_DEFAULT_SIZES);
 
 	/* a kept row's slot and its arrays' entries, besides the row's copy */
-	s->mwant = BFJ_FIRST_CHECKS;
+	s->mwant = 1;
 	s->slot_bytes = MAXALIGN(sizeof(HeapTupleTableSlot)) +
 		s->outerdesc->natts * (sizeof(Datum) + sizeof(bool)) +
 		HEAPTUPLESIZE + sizeof(TupleTableSlot *) + sizeof(int) +
@@ -259,6 +260,13 @@ bf_join_exec(CustomScanState *node)
 					return slot;
 				continue;
 			}
+			if (!bf_join_maybe_fits(s, i))
+			{
+				/* the rows kept are checked first; this one waits */
+				s->bpos--;
+				bf_join_start_checks(s);
+				continue;
+			}
 			if (bf_join_keep_maybe(s, row, s->bkeys[i]))
 				bf_join_start_checks(s);
 			continue;
@@ -308,7 +316,8 @@ bf_join_rescan(CustomScanState *node)
 
 	if (s->mslots)
 		bf_join_release_maybes(s);
-	s->mwant = BFJ_FIRST_CHECKS;
+	s->mwant = 1;
+	s->bwant = 1;
 	s->nbatch = s->bpos = 0;
 	s->outer_done = false;
 	s->current = NULL;

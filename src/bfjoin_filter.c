@@ -354,10 +354,13 @@ bf_join_filter_probe(BfJoinFilter *f, const Datum *keys, int n, bool *maybe)
 		{
 			MemoryContext old = MemoryContextSwitchTo(f->hash_cxt);
 
+			/* reset at each key: a detoasted 1 MB key is freed at once */
 			for (int i = 0; i < n; i++)
+			{
 				h[i] = bloom_key_hash(&f->kt, keys[i], l->meta.seed);
+				MemoryContextReset(f->hash_cxt);
+			}
 			MemoryContextSwitchTo(old);
-			MemoryContextReset(f->hash_cxt);
 		}
 
 		if (f->copied)

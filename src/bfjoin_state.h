@@ -51,7 +51,10 @@ struct BfJoinState
 	BfJoinFilter *filter;
 
 	/* the batch of outer rows being answered */
-	int			batch;			/* its size: BFJ_BATCH or 1 */
+	int			batch;			/* its most rows: BFJ_BATCH or 1 */
+	int			bwant;			/* rows read into the next: 1, 2, 4 .. batch */
+	Size		bbytes;			/* its copies of rows and keys, about */
+	Size	   *bsize;			/* each row's copy and its key's, about */
 	TupleTableSlot **bslots;	/* copies of the rows (batch > 1) */
 	TupleTableSlot *current;	/* the row itself (batch 1) */
 	Datum	   *bkeys;			/* each row's key, evaluated once */
@@ -99,6 +102,7 @@ struct BfJoinState
 extern void bf_join_open_filter(BfJoinState *s);
 extern void bf_join_size_batches(BfJoinState *s);
 extern void bf_join_fill_batch(BfJoinState *s);
+extern bool bf_join_maybe_fits(BfJoinState *s, int i);
 extern bool bf_join_keep_maybe(BfJoinState *s, TupleTableSlot *row, Datum key);
 extern void bf_join_start_checks(BfJoinState *s);
 extern void bf_join_release_maybes(BfJoinState *s);
