@@ -482,8 +482,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	mp->path.pathtype = T_CustomScan;
 	mp->path.parent = joinrel;
 	mp->path.pathtarget = outer->pathtarget;
-	mp->path.param_info = NULL;
-	mp->path.parallel_aware = false;
+	/* (makeNode zeroed the rest: no param_info, not parallel aware) */
 	mp->path.parallel_safe = cp->path.parallel_safe;
 	mp->path.parallel_workers = 0;
 	mp->path.rows = maybes;

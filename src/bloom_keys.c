@@ -556,12 +556,10 @@ bloom_key_reads_as(const BloomKeyType *arg, const char *family)
 }
 
 /*
- * The type a filter's keys of family are read by: integer ones as bigint
- * (every integer hashes as its bigint value), an enum's by its label, the
- * others as their one type.  Not the float family: its keys may have been
- * real or double precision, and '0.1' read as double precision is not the
- * real 0.1 widened (0.100000001490116), so a real key would be answered
- * "absent"; such a key is refused, as a key of another family.
+ * The type a filter's keys of family are read by: integer ones as bigint,
+ * an enum's by its label, the others as their one type.  Not float: its keys
+ * may be real, and '0.1' read as double precision is not the real 0.1
+ * widened, so a real key would be "absent"; such a key is refused.
  * InvalidOid for a generic family (its name is no type name to look up)
  * and for an enum family that names no enum of this database.
  */
