@@ -155,5 +155,122 @@ SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp
 SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE EXISTS (SELECT 1 FROM jp_hash p WHERE p.k = i.k)');
 RESET enable_hashjoin;
 RESET enable_mergejoin;
+
+-- A generic plan whose parameter on the partition key leaves one partition
+-- (or a few) to the exact checks at the executor's startup: the node opens,
+-- locks and probes only the leaves of the partitions they scan, and gives
+-- the rows of the setting off (an error if not).  The leaf indexes locked
+-- after each EXECUTE are counted: all 200 before the fix.
+CREATE TABLE jg_in (k int);
+INSERT INTO jg_in SELECT g * 2 FROM generate_series(1, 4000) g;
+CREATE TABLE jg (k int, j int) PARTITION BY RANGE (k);
+DO $$
+BEGIN
+    FOR i IN 0 .. 199 LOOP
+        EXECUTE format('CREATE TABLE jg_%s PARTITION OF jg FOR VALUES FROM (%s) TO (%s)',
+                       i, i * 100, i * 100 + 100);
+    END LOOP;
+END
+$$;
+-- j lies in several partitions: k, and each key 3,000 apart
+INSERT INTO jg SELECT g, g % 3000 FROM generate_series(0, 19999) g;
+CREATE INDEX ON jg (j);
+CREATE INDEX jg_bf ON jg USING bloomfilter (j);
+ANALYZE jg_in, jg;
+CREATE FUNCTION jg_leaf_locks() RETURNS bigint LANGUAGE sql AS $$
+    SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+    JOIN pg_am a ON a.oid = c.relam
+    WHERE l.pid = pg_backend_pid() AND a.amname = 'bloomfilter' AND c.relkind = 'i'
+$$;
+CREATE TEMP TABLE jg_rows (q text, setting text, n bigint, s bigint, locks bigint);
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SET plan_cache_mode = force_generic_plan;
+PREPARE jg_anti(int) AS SELECT count(*), sum(k) FROM jg_in i WHERE NOT EXISTS
+    (SELECT 1 FROM jg WHERE jg.j = i.k AND jg.k >= $1);
+PREPARE jg_semi(int) AS SELECT count(*), sum(k) FROM jg_in i WHERE EXISTS
+    (SELECT 1 FROM jg WHERE jg.j = i.k AND jg.k >= $1);
+-- the generic plans use the filter, their exact checks pruned at startup
+DO $$
+DECLARE
+    line text;
+    plan text := '';
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) EXECUTE jg_anti(19900)' LOOP
+        plan := plan || line || E'\n';
+    END LOOP;
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) EXECUTE jg_semi(19900)' LOOP
+        plan := plan || line || E'\n';
+    END LOOP;
+    RAISE NOTICE 'filter: %, semi: %, pruned at startup: %',
+        plan ~ 'BloomAntiJoin', plan ~ 'BloomSemiJoin', plan ~ 'Subplans Removed: 199';
+END
+$$;
+CREATE FUNCTION jg_run(q text, setting text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    n bigint;
+    s bigint;
+BEGIN
+    PERFORM set_config('bloomfilter.join_filter', setting, true);
+    EXECUTE q INTO n, s;
+    INSERT INTO jg_rows VALUES (q, setting, n, s, jg_leaf_locks());
+    PERFORM set_config('bloomfilter.join_filter', 'on', true);
+END
+$$;
+-- each in its own transaction: the locks are those of one EXECUTE.  One
+-- partition left (its keys, 1,900 .. 1,999, lie in pruned ones too)
+SELECT jg_run('EXECUTE jg_anti(19900)', 'on');
+SELECT jg_run('EXECUTE jg_anti(19900)', 'off');
+SELECT jg_run('EXECUTE jg_semi(19900)', 'on');
+SELECT jg_run('EXECUTE jg_semi(19900)', 'off');
+-- several partitions left (21 and 80 of them), each key in several
+SELECT jg_run('EXECUTE jg_anti(17900)', 'on');
+SELECT jg_run('EXECUTE jg_anti(17900)', 'off');
+SELECT jg_run('EXECUTE jg_semi(17900)', 'on');
+SELECT jg_run('EXECUTE jg_semi(17900)', 'off');
+SELECT jg_run('EXECUTE jg_anti(12000)', 'on');
+SELECT jg_run('EXECUTE jg_anti(12000)', 'off');
+SELECT jg_run('EXECUTE jg_semi(12000)', 'on');
+SELECT jg_run('EXECUTE jg_semi(12000)', 'off');
+-- rows equal on and off; the leaves locked with the filter on: those of
+-- the partitions scanned (1, 21, 80), not 200
+SELECT a.q, a.n, a.s, a.n = b.n AND a.s = b.s AS same_rows,
+       a.locks AS leaf_locks_on, b.locks AS leaf_locks_off
+FROM jg_rows a JOIN jg_rows b ON a.q = b.q AND a.setting = 'on' AND b.setting = 'off'
+ORDER BY a.q;
+-- the join on the partition key itself: the exact checks' Append also
+-- prunes at each rescan, on the outer row's key, which drops no leaf: of
+-- the 130 partitions left at startup, 130 leaves are probed
+CREATE INDEX ON jg (k);
+CREATE INDEX jg_bfk ON jg USING bloomfilter (k);
+ANALYZE jg;
+TRUNCATE jg_rows;
+PREPARE jg_anti_k(int) AS SELECT count(*), sum(k) FROM jg_in i WHERE NOT EXISTS
+    (SELECT 1 FROM jg WHERE jg.k = i.k AND jg.k >= $1);
+PREPARE jg_semi_k(int) AS SELECT count(*), sum(k) FROM jg_in i WHERE EXISTS
+    (SELECT 1 FROM jg WHERE jg.k = i.k AND jg.k >= $1);
+-- (planned first: planning locks every partition's indexes)
+SELECT count(*) FILTER (WHERE p ~ 'Bloom(Anti|Semi)Join') AS uses_filter
+FROM (SELECT * FROM jp_filter('EXECUTE jg_anti_k(7000)') p
+      UNION ALL SELECT * FROM jp_filter('EXECUTE jg_semi_k(7000)')) f;
+SELECT jg_run('EXECUTE jg_anti_k(7000)', 'on');
+SELECT jg_run('EXECUTE jg_anti_k(7000)', 'off');
+SELECT jg_run('EXECUTE jg_semi_k(7000)', 'on');
+SELECT jg_run('EXECUTE jg_semi_k(7000)', 'off');
+SELECT a.q, a.n, a.s, a.n = b.n AND a.s = b.s AS same_rows,
+       a.locks AS leaf_locks_on, b.locks AS leaf_locks_off
+FROM jg_rows a JOIN jg_rows b ON a.q = b.q AND a.setting = 'on' AND b.setting = 'off'
+ORDER BY a.q;
+DEALLOCATE jg_anti_k;
+DEALLOCATE jg_semi_k;
+DEALLOCATE jg_anti;
+DEALLOCATE jg_semi;
+RESET plan_cache_mode;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+DROP TABLE jg_in, jg, jg_rows;
+DROP FUNCTION jg_leaf_locks(), jg_run(text, text);
 DROP TABLE jp_in, jp_out, jp_range, jp_list, jp_hash;
 DROP FUNCTION jp_check(text), jp_locks(text, text), jp_filter(text);

@@ -201,6 +201,7 @@ typedef struct BfJoinFilter BfJoinFilter;
 extern bool bf_join_index_shape(List *leaves, double *fpr, double *pages,
 								int *layers, uint64 *content);
 extern List *bf_join_open_leaves(List *leaves, List **metas);
+extern List *bf_join_scanned_leaves(List *leaves, PlanState *ps);
 extern void bf_join_close_leaves(List *rels);
 extern BfJoinFilter *bf_join_filter_open(List *leaves, Oid keytype,
 										 Oid keycoll, double rows,

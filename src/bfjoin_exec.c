@@ -132,6 +132,8 @@ bf_join_begin(CustomScanState *node, EState *estate, int eflags)
 	s->feeder = (BfMaybeState *) outerPlanState(s->nl);
 	if (!bf_join_is_maybe_state((PlanState *) s->feeder))
 		elog(ERROR, "bloom filter join: unexpected exact check plan");
+	/* only the leaves of the partitions left by the initial pruning */
+	s->leaves = bf_join_scanned_leaves(s->leaves, innerPlanState(s->nl));
 	s->outerdesc = ExecGetResultType(s->outer);
 
 	/*

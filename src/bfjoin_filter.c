@@ -29,6 +29,8 @@
 #include "catalog/index.h"
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "executor/executor.h"
 #include "pgstat.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -189,6 +191,109 @@ bf_join_close_leaves(List *rels)
 	foreach(lc, rels)
 		relation_close(lfirst(lc), NoLock);
 	list_free(rels);
+}
+
+/*
+ * The tables the exact checks' inner side (ps, initialized) scans: an
+ * Append or MergeAppend holds only the subplans its initial pruning kept
+ * (ExecInitAppend initializes no other), and its pruning at each rescan
+ * (on the Nested Loop's PARAM_EXEC parameters) picks among those, so the
+ * tables found here are every table the exact checks may read for this
+ * execution.  false where a node is not one this walk knows (a scan of no
+ * table, a foreign or custom scan, a subquery): the caller keeps every leaf.
+ */
+typedef struct ScannedRels
+{
+	List	   *relids;
+	bool		unsure;
+} ScannedRels;
+
+static bool
+scanned_walker(PlanState *ps, void *context)
+{
+	ScannedRels *sr = (ScannedRels *) context;
+
+	if (ps == NULL || sr->unsure)
+		return false;
+	switch (nodeTag(ps->plan))
+	{
+		case T_SeqScan:
+		case T_SampleScan:
+		case T_IndexScan:
+		case T_IndexOnlyScan:
+		case T_BitmapIndexScan:
+		case T_BitmapHeapScan:
+		case T_TidScan:
+#if PG_VERSION_NUM >= 140000
+		case T_TidRangeScan:
+#endif
+			{
+				Index		scanrelid = ((Scan *) ps->plan)->scanrelid;
+
+				if (scanrelid == 0)
+				{
+					sr->unsure = true;
+					return false;
+				}
+				sr->relids = list_append_unique_oid(sr->relids,
+													exec_rt_fetch(scanrelid,
+																  ps->state)->relid);
+				break;
+			}
+		case T_Append:
+		case T_MergeAppend:
+		case T_BitmapAnd:
+		case T_BitmapOr:
+		case T_Result:
+		case T_Material:
+		case T_Memoize:
+		case T_Sort:
+		case T_IncrementalSort:
+		case T_Unique:
+			break;
+		default:
+			sr->unsure = true;
+			return false;
+	}
+	return planstate_tree_walker(ps, scanned_walker, context);
+}
+
+/*
+ * The leaves (OIDs) whose tables the exact checks' inner side ps scans, of
+ * those the plan recorded, or every one where unsure: a partition pruned at
+ * the executor's startup (a generic plan's parameter on the partition key)
+ * is then neither opened, locked nor probed.  Why the rows stay the plain
+ * plan's: a key whose rows all lie in partitions the exact checks' plan
+ * pruned is found by no exact check either (their restrictions exclude
+ * every row of those partitions), so leaving their leaves out changes no
+ * answer; keeping more leaves than needed is always safe, and a leaf whose
+ * partition the exact checks do scan is always kept, since the leaves are
+ * matched by the tables scanned, never guessed.  Each process of a parallel
+ * query prunes with the same parameters, and a worker probing the leader's
+ * shared bits probes the leader's leaves.
+ */
+List *
+bf_join_scanned_leaves(List *leaves, PlanState *ps)
+{
+	ScannedRels sr = {NIL, false};
+	List	   *kept = NIL;
+	ListCell   *lc;
+
+	if (list_length(leaves) <= 1)
+		return leaves;
+	scanned_walker(ps, &sr);
+	if (sr.unsure)
+		return leaves;
+	foreach(lc, leaves)
+	{
+		Oid			heap = IndexGetRelation(lfirst_oid(lc), true);
+
+		/* an index gone since the plan: kept, the filter refuses it */
+		if (!OidIsValid(heap) || list_member_oid(sr.relids, heap))
+			kept = lappend_oid(kept, lfirst_oid(lc));
+	}
+	list_free(sr.relids);
+	return kept;
 }
 
 /* Read every layer of every leaf into memory. */
