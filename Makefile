@@ -66,6 +66,7 @@ OBJS = \
 	src/bfjoin_filter.o \
 	src/bloom_shared.o \
 	src/bloom_shared_batch.o \
+	src/bloom_shared_check.o \
 	src/bloom_shared_fn.o
 PGFILEDESC = "bloomfilter - Bloom filter index, join pre-check and data type"
 

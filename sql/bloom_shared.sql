@@ -229,5 +229,39 @@ SELECT count(*) FROM public.hostile_seen;
 RESET search_path;
 DROP SCHEMA hostile CASCADE;
 
-SELECT bloom_filter_drop(f) FROM unnest(ARRAY['seen', 'empty', 'tampered', 'tx', 'rate', 'single', 'flat', 'one_layer', 'hostile_seen']) f;
+-- 8. row-level security or a trigger on the table: refused, never an add
+-- silently lost (a policy that hid a row from UPDATE lost its adds)
+SELECT bloom_filter_create('rls', 1000);
+ALTER TABLE rls ENABLE ROW LEVEL SECURITY;
+CREATE POLICY sel ON rls FOR SELECT USING (true);
+CREATE POLICY upd ON rls FOR UPDATE USING (slice % 2 = 0);
+GRANT SELECT, UPDATE ON rls TO regress_bloom_shared;
+SET ROLE regress_bloom_shared;
+SELECT i, bloom_filter_add('rls', i) FROM generate_series(1, 6) i;
+SELECT bloom_filter_add('rls', array[10, 11, 12, 13, 14, 15]);
+SELECT bloom_filter_contains('rls', 1);
+RESET ROLE;
+ALTER TABLE rls DISABLE ROW LEVEL SECURITY;
+SELECT bloom_filter_add('rls', array[1, 2, 3, 4, 5, 6]) AS added;
+CREATE FUNCTION skip_odd() RETURNS trigger LANGUAGE plpgsql AS
+  $$ BEGIN IF NEW.slice % 2 = 1 THEN RETURN NULL; END IF; RETURN NEW; END $$;
+CREATE TRIGGER skip BEFORE UPDATE ON rls FOR EACH ROW EXECUTE FUNCTION skip_odd();
+SELECT bloom_filter_add('rls', 8);
+SELECT bloom_filter_add('rls', array[20, 21]);
+SELECT bloom_filter_contains('rls', 1);
+DROP TRIGGER skip ON rls;
+DROP FUNCTION skip_odd();
+SELECT bloom_filter_contains('rls', array[1, 2, 3, 4, 5, 6]) AS found;
+
+-- 9. a saturated filter's expected rate is 1, not 0 (an infinite estimate)
+SELECT bloom_filter_create('full', 100, 0.01, nonscaling => true);
+SELECT bloom_filter_add('full', array(SELECT generate_series(1, 20000))) > 0 AS added;
+SELECT estimated_keys, expected_rate FROM bloom_filter_info('full');
+
+-- 10. a 2-D array of keys gives a 2-D array of answers, bounds kept
+SELECT bloom_filter_contains('rls', '{{1,2},{3,NULL}}'::int[]) AS two_d,
+       bloom_filter_contains('rls', '[0:1]={1,999999}'::int[]) AS bounds,
+       bloom_filter_contains('rls', '{}'::int[]) AS empty;
+
+SELECT bloom_filter_drop(f) FROM unnest(ARRAY['seen', 'empty', 'tampered', 'tx', 'rate', 'single', 'flat', 'one_layer', 'hostile_seen', 'rls', 'full']) f;
 DROP ROLE regress_bloom_shared;

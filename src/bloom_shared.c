@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * bloom_shared.c
- *	  A shared filter's table (bloom_shared.h): its checks, the head row, the
+ *	  A shared filter's table (bloom_shared.h): the head row checked, the
  *	  saved plans of each filter, one key added or probed, growth.  Every
  *	  statement runs through SPI as the calling user, so privileges and
  *	  row-level security apply as to any query.  The caller connects SPI.
@@ -129,47 +129,6 @@ bs_corrupt(const BsFilter *f, const char *detail)
 			errcode(ERRCODE_DATA_CORRUPTED),
 			errmsg("shared bloom filter %s is corrupt", f->plans->qname),
 			errdetail_internal("%s", detail));
-}
-
-/*
- * The table is one bloom_filter_create made: a plain table of exactly the
- * columns (layer int4, slice int4, nkeys int8, bits bytea), in that order.
- */
-static void
-check_table(Oid relid)
-{
-	static const char *const names[] = {"layer", "slice", "nkeys", "bits"};
-	static const Oid types[] = {INT4OID, INT4OID, INT8OID, BYTEAOID};
-	Relation	rel = try_relation_open(relid, AccessShareLock);
-	TupleDesc	td;
-	bool		ok;
-	int			n = 0;
-	char	   *name;
-
-	if (rel == NULL)
-		ereport(ERROR,
-				errcode(ERRCODE_UNDEFINED_TABLE),
-				errmsg("relation with OID %u does not exist", relid));
-	td = RelationGetDescr(rel);
-	ok = rel->rd_rel->relkind == RELKIND_RELATION;
-	for (int i = 0; ok && i < td->natts; i++)
-	{
-		Form_pg_attribute a = TupleDescAttr(td, i);
-
-		if (a->attisdropped)
-			continue;
-		if (n >= 4 || strcmp(NameStr(a->attname), names[n]) != 0 ||
-			a->atttypid != types[n])
-			ok = false;
-		n++;
-	}
-	name = pstrdup(RelationGetRelationName(rel));
-	relation_close(rel, NoLock);
-	if (!ok || n != 4)
-		ereport(ERROR,
-				errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				errmsg("\"%s\" is not a shared bloom filter", name),
-				errdetail("A shared filter is a table made by bloom_filter_create(), of the columns (layer int4, slice int4, nkeys int8, bits bytea)."));
 }
 
 /* The plans of a filter; made again when the table was renamed or moved. */
@@ -313,6 +272,13 @@ read_head(BsFilter *f, BsPlanId id)
 	SPI_freetuptable(SPI_tuptable);
 }
 
+/* The head row again, under a new snapshot (an add): the layers now */
+void
+bs_read_head(BsFilter *f)
+{
+	read_head(f, BS_HEAD);
+}
+
 /*
  * Open the filter whose table is relid: a probe (read_only) runs its
  * statements under the caller's snapshot, an add under a new one each.
@@ -320,10 +286,17 @@ read_head(BsFilter *f, BsPlanId id)
 void
 bs_open(BsFilter *f, Oid relid, bool read_only)
 {
+	bs_open_ex(f, relid, read_only, true);
+}
+
+/* bs_open; without plain, a table with a policy or trigger is accepted */
+void
+bs_open_ex(BsFilter *f, Oid relid, bool read_only, bool plain)
+{
 	memset(f, 0, sizeof(*f));
 	f->relid = relid;
 	f->read_only = read_only;
-	check_table(relid);
+	bs_check_table(relid, plain);
 	f->plans = get_plans(relid);
 	read_head(f, BS_HEAD);
 	f->plans->first = f->layers[0];
@@ -523,7 +496,7 @@ bs_probe_known(BsFilter *f, Oid relid, BloomKeyType *kt, Datum key,
 	memset(f, 0, sizeof(*f));
 	f->relid = relid;
 	f->read_only = true;
-	check_table(relid);
+	bs_check_table(relid, true);
 	p = f->plans = get_plans(relid);
 	if (!p->known)
 		return false;
@@ -617,7 +590,16 @@ bs_add_hash(BsFilter *f, uint64 h)
 		v[2 + i] = Int64GetDatum((int64) (b % BS_SLICE_BLOCKS) * BLOOM_BLOCK_BITS + pos[i]);
 	if (exec_plan(f, setbits_plan(f->plans, l->k), v) != 1)
 	{
-		(void) read_slice(f, newest, slice);	/* an error if it is missing */
+		/*
+		 * No row updated: its bits were all set, or the row could not be
+		 * updated (a policy or a trigger that check_table did not see, as
+		 * one added since): then the add would be lost, an error.
+		 */
+		const uint8 *s = read_slice(f, newest, slice);
+
+		if (!bloom_block_test(s + (b % BS_SLICE_BLOCKS) * BLOOM_BLOCK_BYTES,
+							  l->k, h))
+			bs_not_updated(f, newest, slice);
 		return false;
 	}
 	if (get_int8(f, 0, 1) == bs_share(l, slice))

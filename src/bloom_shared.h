@@ -110,6 +110,9 @@ extern int64 bs_share(const BsLayer *l, int32 slice);
 extern char *bs_qualified_name(Oid relid);
 extern void bs_corrupt(const BsFilter *f, const char *detail);
 extern void bs_open(BsFilter *f, Oid relid, bool read_only);
+extern void bs_open_ex(BsFilter *f, Oid relid, bool read_only, bool plain);
+extern void bs_read_head(BsFilter *f);
+extern void bs_not_updated(const BsFilter *f, int layer, int32 slice);
 extern uint64 bs_exec(BsFilter *f, BsPlanId id, Datum *values);
 extern void bs_check_key(BsFilter *f, BloomKeyType *kt, bool set);
 extern void bs_make_head(uint8 *buf, const BloomFilter *head,
@@ -120,6 +123,9 @@ extern bool bs_add_hash(BsFilter *f, uint64 h);
 extern bool bs_probe_hash(BsFilter *f, uint64 h);
 extern bool bs_probe_known(BsFilter *f, Oid relid, BloomKeyType *kt,
 						   Datum key, bool *found);
+
+/* bloom_shared_check.c */
+extern void bs_check_table(Oid relid, bool plain);
 
 /* bloom_shared_batch.c */
 extern void bs_read_slices(BsFilter *f, int layer, int32 *slices, int n,

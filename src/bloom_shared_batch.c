@@ -3,7 +3,8 @@
  * bloom_shared_batch.c
  *	  Many keys of a shared filter at once (bloom_shared.h): the slices they
  *	  need read in one statement per layer, probed in memory; a batch add
- *	  that locks its slices in slice order (two batches never deadlock),
+ *	  that locks its slices in slice order (two batches that stay in one
+ *	  layer never deadlock; one that grows the filter may),
  *	  sets the bits in memory and writes the changed slices in one UPDATE,
  *	  growing the filter between rounds as single adds do.
  *
@@ -89,6 +90,8 @@ bs_read_slices(BsFilter *f, int layer, int32 *slices, int n, bool lock,
 	v[0] = Int32GetDatum(layer);
 	v[1] = PointerGetDatum(construct_array(d, n, INT4OID, 4, true, TYPALIGN_INT));
 	got = bs_exec(f, lock ? BS_SLICES_LOCK : BS_SLICES, v);
+	if (got != (uint64) n && lock && bs_exec(f, BS_SLICES, v) == (uint64) n)
+		bs_not_updated(f, layer, slices[0]);	/* seen, but not to update */
 	if (got != (uint64) n)
 		bs_corrupt(f, psprintf("Layer %d lacks some of its slices.", layer));
 	out->n = n;
@@ -203,7 +206,7 @@ write_slices(BsFilter *f, int layer, const BsSlices *s)
 	v[3] = PointerGetDatum(construct_array(added, m, INT8OID, 8, FLOAT8PASSBYVAL,
 										   TYPALIGN_DOUBLE));
 	if (bs_exec(f, BS_WRITE, v) != (uint64) m)
-		bs_corrupt(f, psprintf("Layer %d lost slices while they were locked.", layer));
+		bs_not_updated(f, layer, s->slice[0]);	/* locked, yet not updated */
 }
 
 static int64
@@ -251,6 +254,28 @@ add_round(BsFilter *f, const uint64 *h, int n, bool *live, int start,
 	if (count == 0)
 		return n;
 	bs_read_slices(f, layer, slices, count, true, &s);
+
+	/*
+	 * The lock may have waited for another batch's commit: the layer count
+	 * and the layers read before it are stale.  Read them again: where
+	 * another session added a layer, go to it (the next round); where the
+	 * layer filled, grow first; else go on from the count now.
+	 */
+	{
+		int			had = f->nlayers;
+
+		bs_read_head(f);
+		if (f->nlayers != had)
+			return start;
+		known = layer_count(f, layer);
+		if (*can_grow && known >= threshold)
+		{
+			bs_crossed(f, layer, 0);
+			if (f->nlayers == layer + 1)
+				*can_grow = false;
+			return start;
+		}
+	}
 	for (i = start; i < n; i++)
 	{
 		int			idx;
@@ -267,7 +292,8 @@ add_round(BsFilter *f, const uint64 *h, int n, bool *live, int start,
 		s.added[idx]++;
 		s.changed[idx] = true;
 		(*added)++;
-		if (s.nkeys[idx] == bs_share(l, s.slice[idx]))
+		if (s.nkeys[idx] - 1 < bs_share(l, s.slice[idx]) &&
+			s.nkeys[idx] >= bs_share(l, s.slice[idx]))
 			crossed++;
 		if (*can_grow && known + crossed >= threshold)
 		{

@@ -14,6 +14,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
@@ -224,8 +226,9 @@ bf_filter_contains_array(PG_FUNCTION_ARGS)
 	int			n;
 	Datum	   *res;
 	ArrayType  *out;
-	int			dims[1],
-				lbs[1] = {1};
+	int			dims[MAXDIM],
+				lbs[MAXDIM],
+				ndim = ARR_NDIM(a);
 
 	SPI_connect();
 	bs_open(&f, PG_GETARG_OID(0), true);
@@ -243,8 +246,13 @@ bf_filter_contains_array(PG_FUNCTION_ARGS)
 	res = palloc(sizeof(Datum) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 		res[i] = BoolGetDatum(!isnull[i] && !pending[i]);
-	dims[0] = n;
-	out = construct_md_array(res, isnull, n > 0 ? 1 : 0, dims, lbs, BOOLOID, 1,
+	/* the input's shape: a 2-D array of keys gives a 2-D array of answers */
+	for (int i = 0; i < ndim; i++)
+	{
+		dims[i] = ARR_DIMS(a)[i];
+		lbs[i] = ARR_LBOUND(a)[i];
+	}
+	out = construct_md_array(res, isnull, n > 0 ? ndim : 0, dims, lbs, BOOLOID, 1,
 							 true, TYPALIGN_CHAR);
 	SPI_finish();
 	PG_RETURN_ARRAYTYPE_P(out);
@@ -348,12 +356,17 @@ bf_filter_info(PG_FUNCTION_ARGS)
 	{
 		BsLayer    *l = &f.layers[i];
 		double		e = bloom_estimate_keys(l->nblocks, l->k, sums.bits_set[i]);
+		double		fp = bloom_expected_fpr(l->nblocks, l->k, e);
 
 		keys += sums.keys[i];
 		bits_set += sums.bits_set[i];
 		size += (int64) l->nblocks * BLOOM_BLOCK_BYTES;
+
+		/* a saturated layer's estimate is infinite: its rate is 1 */
+		if (!isfinite(e) || isnan(fp))
+			fp = 1.0;
 		est += e;
-		pass *= 1.0 - bloom_expected_fpr(l->nblocks, l->k, e);
+		pass *= 1.0 - Min(Max(fp, 0.0), 1.0);
 	}
 	MemoryContextSwitchTo(outer);
 	values[0] = Int64GetDatum((int64) f.head.capacity);
@@ -429,7 +442,7 @@ bf_filter_drop(PG_FUNCTION_ARGS)
 	BsFilter	f;
 
 	SPI_connect();
-	bs_open(&f, PG_GETARG_OID(0), false);
+	bs_open_ex(&f, PG_GETARG_OID(0), false, false);
 	if (SPI_execute(psprintf("DROP TABLE %s", f.plans->qname), false, 0) != SPI_OK_UTILITY)
 		elog(ERROR, "could not drop the shared filter");
 	SPI_finish();
