@@ -75,13 +75,14 @@ bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
  * itself, and must find every key of the rows its snapshot shares with this
  * backend, including those this backend still keeps (a statement's AFTER
  * trigger runs its queries within the transaction).  A query of this
- * backend looks its own keys up (bf_pending_contains).
+ * backend looks its own keys up (bf_pending_contains).  An EXPLAIN without
+ * ANALYZE starts no worker and runs nothing: it sets nothing (issue 37).
  */
 static void
 bf_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
 	if (bf_pending_any() && queryDesc->plannedstmt->parallelModeNeeded &&
-		!IsInParallelMode())
+		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && !IsInParallelMode())
 		bf_flush_all_pending(false);
 	if (prev_ExecutorStart)
 		prev_ExecutorStart(queryDesc, eflags);

@@ -11,8 +11,14 @@
  * bytes in memory, however many indexes (partitions) a transaction writes:
  * past it, every index's hashes are written to one temporary file (a
  * BufFile of the transaction's resource owner, gone at its end) and read
- * back when they are set.  All of it lives in one memory context, "bloomfilter
- * pending hashes", a child of TopTransactionContext.
+ * back when they are set.  The bound is on the memory really allocated
+ * (MemoryContextMemAllocated), not on the arrays' sizes: the arrays live in
+ * their own context, "bloomfilter pending hash arrays", emptied
+ * (MemoryContextReset) at each spill, so that the chunks and blocks freed
+ * by their doubling do not stay allocated beside them (issue 37).  The rest
+ * (each index's entry, its list of chunks in the file and marks, and the
+ * summary, 1 MB) lives beside them in their parent, "bloomfilter pending
+ * hashes", a child of TopTransactionContext.
  *
  * Subtransactions.  Each index's hashes are kept in the order of the
  * inserts, with a mark where each open subtransaction's first hash went:
@@ -55,6 +61,8 @@
 
 /* the hashes a transaction keeps in memory, all indexes together (4 MB) */
 #define BF_PENDING_MEM		(4 * 1024 * 1024)
+/* the largest block of the arrays' context */
+#define BF_HASHES_BLOCK		(64 * 1024)
 /* hashes set (or read back from the file) at a time */
 #define BF_SET_SLICE		65536
 /* the summary for own probes: 2^23 bits (1 MB), 4 bits a key */
@@ -93,8 +101,8 @@ typedef struct BfPending
 } BfPending;
 
 static MemoryContext pending_cxt = NULL;
+static MemoryContext hashes_cxt = NULL; /* the hashes[] arrays, reset at a spill */
 static HTAB *pending = NULL;	/* BfPending by index OID */
-static Size pending_bytes = 0;	/* hashes[] allocated, all indexes */
 static BufFile *spill = NULL;
 static int	spill_fileno = 0;	/* the file's end */
 static off_t spill_offset = 0;
@@ -283,14 +291,15 @@ pending_spill_all(void)
 			p->nspilled += p->n;
 			p->n = 0;
 		}
-		if (p->hashes)
-		{
-			pfree(p->hashes);
-			p->hashes = NULL;
-			p->size = 0;
-		}
 	}
-	pending_bytes = 0;
+	/* every array is written: free them all, and their context's blocks */
+	hash_seq_init(&seq, pending);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		p->hashes = NULL;
+		p->size = 0;
+	}
+	MemoryContextReset(hashes_cxt);
 }
 
 /* Room in memory for one more hash of p. */
@@ -302,14 +311,19 @@ pending_room(BfPending *p)
 	if (p->n < p->size)
 		return;
 	newsize = p->size ? p->size * 2 : 64;
-	if (pending_bytes + (Size) (newsize - p->size) * sizeof(uint64) > BF_PENDING_MEM)
+
+	/*
+	 * The context's real allocation, with the whole new array and a new
+	 * block's worth (BF_HASHES_BLOCK) beside it: a repalloc may copy.
+	 */
+	if (MemoryContextMemAllocated(hashes_cxt, false) +
+		(Size) newsize * sizeof(uint64) + BF_HASHES_BLOCK > BF_PENDING_MEM)
 	{
 		pending_spill_all();
 		newsize = 64;
 	}
 	p->hashes = p->hashes ? repalloc(p->hashes, newsize * sizeof(uint64)) :
-		MemoryContextAlloc(pending_cxt, newsize * sizeof(uint64));
-	pending_bytes += (Size) (newsize - p->size) * sizeof(uint64);
+		MemoryContextAlloc(hashes_cxt, newsize * sizeof(uint64));
 	p->size = newsize;
 }
 
@@ -328,12 +342,14 @@ bf_pending_add(Relation index, uint64 h)
 		pending_cxt = AllocSetContextCreate(TopTransactionContext,
 											"bloomfilter pending hashes",
 											ALLOCSET_DEFAULT_SIZES);
+		hashes_cxt = AllocSetContextCreate(pending_cxt,
+										   "bloomfilter pending hash arrays",
+										   0, 8 * 1024, BF_HASHES_BLOCK);
 		ctl.keysize = sizeof(Oid);
 		ctl.entrysize = sizeof(BfPending);
 		ctl.hcxt = pending_cxt;
 		pending = hash_create("bloomfilter pending hashes", 8, &ctl,
 							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-		pending_bytes = 0;
 	}
 	p = hash_search(pending, &index->rd_id, HASH_ENTER, &found);
 	if (!found)
@@ -534,7 +550,7 @@ bf_pending_end(void)
 {
 	pending = NULL;
 	pending_cxt = NULL;
-	pending_bytes = 0;
+	hashes_cxt = NULL;
 	spill = NULL;
 	summary = NULL;
 }
