@@ -283,7 +283,7 @@ CREATE TABLE m (k bigint, who int);
 CREATE INDEX m_bf ON m USING bloomfilter (k) WITH (capacity = 20000000);
 });
 my $moved = 0;
-for my $attempt (1 .. 5)
+for my $attempt (1 .. 10)
 {
 	$primary->safe_psql(
 		'postgres', qq{
