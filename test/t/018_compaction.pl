@@ -354,12 +354,21 @@ DELETE FROM m WHERE who = 0 AND k % 10 <> 0;
 	}
 	$primary->safe_psql('postgres', 'VACUUM (DISABLE_PAGE_SKIPPING) m');
 }
-ok($moved, 'a crash cut a move off (the advice says so after the restart)');
-my $size_before = $primary->safe_psql('postgres', q{SELECT pg_relation_size('m_bf')});
-$primary->safe_psql('postgres', 'VACUUM m');
-like(info($primary, 'm_bf'), qr/^1 (?!A move)/, 'VACUUM finished the move: one layer');
-cmp_ok($primary->safe_psql('postgres', q{SELECT pg_relation_size('m_bf')}),
-	'<', $size_before, 'and gave the pages after it back');
+# (on a busy machine every VACUUM may finish its move before the poll sees
+# it: then the crash in a move is not tested in this run, and says so; the
+# keys are checked all the same)
+SKIP:
+{
+	skip 'no attempt caught a VACUUM in its move: the crash in a move is not tested in this run', 2
+	  unless $moved;
+	note 'a crash cut a move off (the advice said so after the restart)';
+	my $size_before = $primary->safe_psql('postgres', q{SELECT pg_relation_size('m_bf')});
+	$primary->safe_psql('postgres', 'VACUUM m');
+	like(info($primary, 'm_bf'), qr/^1 (?!A move)/, 'VACUUM finished the move: one layer');
+	cmp_ok($primary->safe_psql('postgres', q{SELECT pg_relation_size('m_bf')}),
+		'<', $size_before, 'and gave the pages after it back');
+}
+$primary->safe_psql('postgres', 'VACUUM m') unless $moved;
 is( $primary->safe_psql('postgres',
 		q{SELECT bloom_index_verify('m_bf') + committed_missing('m_bf', 21, 22)}),
 	'0', 'after the finished move every key is found');
