@@ -123,6 +123,18 @@ REGRESS = \
 	bloom_readme
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
+# The slowest tests of code that no PostgreSQL version guard touches (the
+# limits of a filter's size and of an aggregate's state, the aggregates and
+# their parallel plans, the false-positive rate over a million probes):
+# `make installcheck QUICK=1` leaves them out, half of the suite's time.
+# test/run-tests.sh runs them on the distribution's version, the rest on
+# every other.
+REGRESS_SLOW = bloom_limits bloom_oversize bloom_parallel_limit bloom_parallel \
+	bloom_agg bloom_contains
+ifdef QUICK
+REGRESS := $(filter-out $(REGRESS_SLOW),$(REGRESS))
+endif
+
 PG_CPPFLAGS = -I$(srcdir)/src
 
 # The README's doc test: bloom_readme is generated from README.md before

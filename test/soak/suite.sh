@@ -19,7 +19,10 @@
 #    end.  Some defects show only on 17 and later (a statement's keys are
 #    set at its end there, before its AFTER triggers on 15 and 16 see
 #    them), others only on 15 and 16; skipped, with a message, without the
-#    tarball (SOAK_MAJOR=none skips it too).
+#    tarball (SOAK_MAJOR=none skips it too).  With SOAK_PG_CONFIG2 (the
+#    pg_config of a server that has the extension installed already, as
+#    test/run-tests.sh keeps test/matrix.sh's build of 17), against that
+#    server instead, with nothing unpacked or built.
 #
 # Each run begins with the soak's tour (one step of each scenario that looks
 # for a defect the random mix finds too seldom: see README.md).  Returns 1
@@ -73,6 +76,11 @@ run_soak() {
 	rc1=$?
 	if [ "$major" = none ]; then
 		echo "soak: SOAK_MAJOR=none: no second run"
+	elif [ -n "${SOAK_PG_CONFIG2:-}" ]; then
+		echo "soak: the same seed on $("$SOAK_PG_CONFIG2" --version) ($SOAK_PG_CONFIG2)"
+		/usr/bin/python3 "$dir/soak.py" --seconds "$seconds" --seed "$seed" \
+			--pg-config "$SOAK_PG_CONFIG2" </dev/null
+		rc2=$?
 	elif [ -f "$matrix_dir/pg-$major.tar.gz" ]; then
 		echo "soak: the same seed on PostgreSQL $major ($matrix_dir/pg-$major.tar.gz)"
 		soak_prebuilt "$matrix_dir/pg-$major.tar.gz" "$seed" "$seconds"
