@@ -4,7 +4,7 @@
 # test/t/038_shared_concurrency.pl: a shared filter (bloom_filter_*, issue
 # 39) under pgbench, many sessions adding at once past its capacity.
 #
-#   - 8 clients of batch adds of 2,000 keys into a filter of capacity 2,000
+#   - 8 clients of 80 batch adds of 2,000 keys into a filter of capacity 2,000
 #     (each batch fills a layer, most grow the filter): no transaction fails
 #     (before, some deadlocked, 40P01: a batch held the head row while it
 #     locked the slices of a layer another batch had added, or the head row
@@ -13,6 +13,11 @@
 #     1.5 x the requested 1 % (concurrent batches that each read the layer's
 #     count before waiting for the other's slices used to overfill layers:
 #     9.2 % measured);
+#   - batch adds of 500 keys into layers of 1,000 (expansion 1), the key
+#     family set beforehand: no transaction fails (before, a batch that
+#     locked the head row to grow the filter and found it grown kept it
+#     while it locked the new layer's slices, and another that filled that
+#     layer waited for the head row), every key found;
 #   - batch adds beside single adds on a fresh filter: no transaction fails,
 #     every key found.
 #
@@ -34,6 +39,8 @@ $node->safe_psql('postgres', q{
 CREATE EXTENSION bloomfilter;
 SELECT bloom_filter_create('cd', 2000, 0.01);
 SELECT bloom_filter_create('mixed', 2000, 0.01);
+SELECT bloom_filter_create('even', 1000, 0.01, expansion => 1);
+SELECT bloom_filter_add('even', 0::bigint);
 CREATE SEQUENCE batch_id;
 CREATE TABLE batches (filter text, id bigint);
 CREATE TABLE singles (k bigint);
@@ -43,11 +50,12 @@ CREATE TABLE singles (k bigint);
 # failed leaves no id
 sub batch
 {
-	my ($f) = @_;
+	my ($f, $n) = @_;
+	$n //= 2000;
 	return qq{
 BEGIN;
 INSERT INTO batches SELECT '$f', nextval('batch_id') RETURNING id \\gset
-SELECT bloom_filter_add('$f', array(SELECT :id::bigint * 10000 + i FROM generate_series(1, 2000) i));
+SELECT bloom_filter_add('$f', array(SELECT :id::bigint * 10000 + i FROM generate_series(1, $n) i));
 COMMIT;
 };
 }
@@ -60,23 +68,23 @@ COMMIT;
 };
 
 $node->pgbench(
-	'--no-vacuum --client=8 --jobs=2 --transactions=12',
+	'--no-vacuum --client=8 --jobs=2 --transactions=10',
 	0,
-	[ qr{processed: 96/96}, qr{number of failed transactions: 0 \(} ],
+	[ qr{processed: 80/80}, qr{number of failed transactions: 0 \(} ],
 	[qr{^$}],
 	'8 clients of batch adds that grow the filter: none fails (no deadlock)',
 	{ '038_batch' => batch('cd') });
 
 my $found = sub {
-	my ($f, $where) = @_;
+	my ($f, $n) = @_;
 	return $node->safe_psql('postgres', qq{
 SELECT count(*) FILTER (WHERE NOT hit)
 FROM unnest(bloom_filter_contains('$f',
-	ARRAY(SELECT b.id * 10000 + i FROM batches b, generate_series(1, 2000) i
-	      WHERE b.filter = '$f' $where))) hit});
+	ARRAY(SELECT b.id * 10000 + i FROM batches b, generate_series(1, $n) i
+	      WHERE b.filter = '$f'))) hit});
 };
-is($found->('cd', ''), '0', 'every key of every committed batch is found');
-is($node->safe_psql('postgres', q{SELECT count(*) FROM batches}), '96',
+is($found->('cd', 2000), '0', 'every key of every committed batch is found');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM batches}), '80',
 	'every batch committed');
 
 # absent keys: beyond every id used
@@ -90,15 +98,29 @@ ok($rate <= 0.015,
 	"false positive rate after concurrent batches: $rate, at most 1.5 x 0.01 (layers|keys: $info)");
 like($info, qr/^[5-9]\|/, "the filter grew to several layers ($info)");
 
+# layers of one size (expansion 1): a layer filled every second batch, so
+# that a batch often finds the filter grown by another while it waits (the
+# key family set beforehand): the batch that locked the head row to grow
+# the filter, found it grown and went on into the new layer's slices held
+# the head row while another batch filled that layer and waited for it
+$node->pgbench(
+	'--no-vacuum --client=8 --jobs=2 --transactions=6',
+	0,
+	[ qr{processed: 48/48}, qr{number of failed transactions: 0 \(} ],
+	[qr{^$}],
+	'8 clients of batch adds into layers of one size: none fails (no deadlock)',
+	{ '038_even' => batch('even', 500) });
+is($found->('even', 500), '0', 'every key of the batches into layers of one size is found');
+
 # batch adds and single adds at once
 $node->pgbench(
-	'--no-vacuum --client=8 --jobs=2 --transactions=40',
+	'--no-vacuum --client=8 --jobs=2 --transactions=30',
 	0,
-	[ qr{processed: 320/320}, qr{number of failed transactions: 0 \(} ],
+	[ qr{processed: 240/240}, qr{number of failed transactions: 0 \(} ],
 	[qr{^$}],
 	'batch adds beside single adds: none fails (no deadlock)',
 	{ '038_mixed_batch@1' => batch('mixed'), '038_mixed_single@3' => $single });
-is($found->('mixed', ''), '0', 'every key of the mixed run\'s batches is found');
+is($found->('mixed', 2000), '0', 'every key of the mixed run\'s batches is found');
 is($node->safe_psql('postgres', q{
 SELECT count(*) FILTER (WHERE NOT hit)
 FROM unnest(bloom_filter_contains('mixed', ARRAY(SELECT k FROM singles))) hit}),
