@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "access/relation.h"
+#include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -26,6 +27,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/resowner.h"
 
 #include "bfindex.h"			/* BF_LAYER_RATE: the index's layer plan */
 #include "bloom_shared.h"
@@ -45,7 +47,6 @@ static const struct
 }			bs_sql[BS_NPLANS] =
 {
 	[BS_HEAD] = {"SELECT nkeys, bits FROM %s WHERE layer " EQ " -1 AND slice " EQ " 0", 0},
-	[BS_HEAD_LOCK] = {"SELECT nkeys, bits FROM %s WHERE layer " EQ " -1 AND slice " EQ " 0 FOR UPDATE", 0},
 	[BS_SET_HEAD] = {"UPDATE %s SET bits = $1 WHERE layer " EQ " -1 AND slice " EQ " 0 AND bits " EQ " $2",
 	2, {BYTEAOID, BYTEAOID}},
 	[BS_SLICE] = {"SELECT bits FROM %s WHERE layer " EQ " $1 AND slice " EQ " $2", 2, {INT4OID, INT4OID}},
@@ -324,6 +325,33 @@ make_bytea(const uint8 *data, int len)
 }
 
 /*
+ * The head row's first family, in a subtransaction rolled back where
+ * another session's first add came first: an UPDATE that waited for that
+ * session and found the row changed has still locked its newest version
+ * (READ COMMITTED locks it before testing the WHERE again), and a batch
+ * holding the head row while it locked slices deadlocked with a session
+ * that filled a layer and waited for the head row to grow the filter.
+ */
+static bool
+set_head_once(BsFilter *f, Datum *v)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	bool		done;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	done = bs_exec(f, BS_SET_HEAD, v) == 1;
+	if (done)
+		ReleaseCurrentSubTransaction();
+	else
+		RollbackAndReleaseCurrentSubTransaction();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return done;
+}
+
+/*
  * The key's family against the filter's.  The first add (set) records its
  * family in the head row: the UPDATE is made only if the head row is still
  * the one read, and another session's first add that came first is then
@@ -348,7 +376,7 @@ bs_check_key(BsFilter *f, BloomKeyType *kt, bool set)
 	bs_make_head(buf, &head, f->expansion);
 	v[0] = PointerGetDatum(make_bytea(buf, BS_HEAD_SIZE));
 	v[1] = PointerGetDatum(make_bytea(f->headbytes, BS_HEAD_SIZE));
-	if (bs_exec(f, BS_SET_HEAD, v) == 1)
+	if (set_head_once(f, v))
 	{
 		f->head = head;
 		memcpy(f->headbytes, buf, BS_HEAD_SIZE);
@@ -385,7 +413,17 @@ bs_insert_layer(const char *qname, int layer, const BsLayer *l)
  * Layer "layer" is full: add the next one, unless another session did, the
  * filter has its most layers, or the next would be too large (the keys then
  * go on into the newest layer, whose rate rises: bloom_filter_info shows it).
- * The head row's lock makes one session grow it.
+ *
+ * The caller holds the lock of the layer's row (bs_crossed updated it), and
+ * every growth of that layer goes through that row: one session grows it,
+ * and one that waited for the row reads the head row after the grower's
+ * commit (a new snapshot) and finds the next layer there.  The head row is
+ * not locked to decide: a session that locked it, found the filter grown
+ * and went on into the new layer's slices held the head while it waited
+ * for them, and one holding them that filled the new layer then waited for
+ * the head: a deadlock.  Locks are now taken upwards only (a layer's slices,
+ * its row, the next layer's); the head row's UPDATE below is made only by
+ * the one grower of the newest layer, who then writes rows of its own.
  */
 static void
 grow(BsFilter *f, int layer)
@@ -394,7 +432,7 @@ grow(BsFilter *f, int layer)
 	Oid			type = INT8OID;
 	Datum		v;
 
-	read_head(f, BS_HEAD_LOCK);
+	read_head(f, BS_HEAD);
 	if (f->nlayers != layer + 1 ||
 		!bs_plan_layer(f->head.capacity, f->head.rate, f->expansion,
 					   layer + 1, &next))

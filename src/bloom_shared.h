@@ -46,7 +46,6 @@
 typedef enum BsPlanId
 {
 	BS_HEAD,					/* the head row */
-	BS_HEAD_LOCK,				/* the same, FOR UPDATE (growth) */
 	BS_SET_HEAD,				/* the head row's first family */
 	BS_SLICE,					/* one slice's bits */
 	BS_SLICES,					/* some slices of a layer, by slice */

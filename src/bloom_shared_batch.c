@@ -3,10 +3,11 @@
  * bloom_shared_batch.c
  *	  Many keys of a shared filter at once (bloom_shared.h): the slices they
  *	  need read in one statement per layer, probed in memory; a batch add
- *	  that locks its slices in slice order (two batches that stay in one
- *	  layer never deadlock; one that grows the filter may),
- *	  sets the bits in memory and writes the changed slices in one UPDATE,
- *	  growing the filter between rounds as single adds do.
+ *	  that locks its slices in slice order, sets the bits in memory and
+ *	  writes the changed slices in one UPDATE, growing the filter between
+ *	  rounds as single adds do.  Its locks go upwards only (a layer's
+ *	  slices, that layer's row, the next layer's slices: grow() in
+ *	  bloom_shared.c), so batches and single adds never deadlock.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -242,7 +243,15 @@ add_round(BsFilter *f, const uint64 *h, int n, bool *live, int start,
 	int32	   *slices;
 	int			count;
 	int			i;
+	BsLayer		next;
 
+	/*
+	 * Where no layer can follow this one, go on in it in one round: a
+	 * second round would lock more of its slices after its row.
+	 */
+	if (*can_grow && !bs_plan_layer(f->head.capacity, f->head.rate,
+									f->expansion, layer + 1, &next))
+		*can_grow = false;
 	if (*can_grow && known >= threshold)
 	{
 		bs_crossed(f, layer, 0);	/* full already: grow first */
