@@ -6,15 +6,27 @@
  *	  keys already there; the room a batch takes is claimed or counted, and the
  *	  index grows when a layer holds its capacity.
  *
- * Setting hashes holds the metapage's share lock from the moment it reads
- * which layer is the newest until the bits are set.  What changes the list
- * of layers (growth, a compaction, a move: bfgrow.c, bfcompact.c) does so
- * under the exclusive lock, so every batch is set wholly before or wholly
- * after such a change: a compaction can name its new layer and know that
- * from then on every key goes into it, and that every key that went into the
- * old layers is in a heap tuple already there (a hash is kept only after
- * its row's heap tuple is written).  The backend's copy of the metapage
- * (rd_amcache) is refreshed when the metapage's generation differs from it.
+ * A small batch holds the metapage's share lock from the moment it reads
+ * which layer is the newest until its bits are set; a batch that claimed
+ * room holds the batch lock (BF_BATCH_LOCK_BLKNO) in ShareLock instead, and
+ * the metapage's share lock only while it reads it.  A compaction or a move
+ * (bfcompact.c) changes the list of layers under both the metapage's
+ * exclusive lock and the batch lock's ExclusiveLock, so every batch is set
+ * wholly before or wholly after such a change: a compaction can name its
+ * new layer and know that from then on every key goes into it, and that
+ * every key that went into the old layers is in a heap tuple already there
+ * (a hash is kept only after its row's heap tuple is written), and a move's
+ * copy misses no bit set in the layer it copies.  Growth (bfgrow.c) takes
+ * neither: a batch that set its keys in the layer growth found full set them
+ * in a layer that stays live, and it counted them there (the claim).  The
+ * backend's copy of the metapage (rd_amcache) is refreshed when the
+ * metapage's generation differs from it.
+ *
+ * Claims and counts change the metapage under its exclusive lock: were the
+ * large batches, many pages each, to hold its share lock while they set
+ * their bits, that lock would wait for every batch in flight to end (and
+ * LWLocks let new share lockers pass a waiting exclusive one: with eight
+ * writers, it waited most of the time; issue 40).
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -25,6 +37,7 @@
  */
 #include "postgres.h"
 
+#include "storage/lmgr.h"
 #include "utils/rel.h"
 
 #include "bfindex.h"
@@ -376,11 +389,16 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 			}
 		}
 
+		/* (the batch lock before the metapage: see the header comment) */
+		if (claim.claimed > 0)
+			LockPage(index, BF_BATCH_LOCK_BLKNO, ShareLock);
 		metabuf = bf_lock_meta(index, state, &nkeys);
 		if (bf_live_layers(&state->meta) == 0)
 		{
 			/* an unlogged index after a crash: its init fork has no layer */
 			UnlockReleaseBuffer(metabuf);
+			if (claim.claimed > 0)
+				UnlockPage(index, BF_BATCH_LOCK_BLKNO, ShareLock);
 			bf_grow(index, 0);
 			continue;
 		}
@@ -390,11 +408,17 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 		{
 			/* a layer was added since the claim: claim room in it instead */
 			UnlockReleaseBuffer(metabuf);
+			UnlockPage(index, BF_BATCH_LOCK_BLKNO, ShareLock);
 			bf_count(index, claim.layer, -(int64) claim.claimed);
 			continue;
 		}
 		if (claim.claimed > 0)
+		{
+			/* the batch lock keeps the layers: the metapage is free */
+			UnlockReleaseBuffer(metabuf);
+			metabuf = InvalidBuffer;
 			slice = (uint32) claim.claimed;
+		}
 		else
 		{
 			room = (double) newest->capacity - (double) nkeys;
@@ -415,7 +439,10 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 
 		added = bf_set_slice(index, &state->meta, hashes + off, done + off,
 							 slice, keys, &sampled);
-		UnlockReleaseBuffer(metabuf);
+		if (BufferIsValid(metabuf))
+			UnlockReleaseBuffer(metabuf);
+		else
+			UnlockPage(index, BF_BATCH_LOCK_BLKNO, ShareLock);
 		off += slice;
 
 		if (claim.claimed > 0)

@@ -112,6 +112,19 @@
 #include "bloom_pg.h"
 
 #define BF_METAPAGE_BLKNO	0
+
+/*
+ * The batch lock: a heavyweight lock on this block number of the index (no
+ * page has it), taken in ShareLock by a batch that claimed room
+ * (bfbatch.c) for as long as it sets its bits, and in ExclusiveLock by a
+ * compaction or move around each change of the layers it makes
+ * (bfcompact.c).  It stands in for the metapage's share lock, which such a
+ * batch then holds only to read the metapage: claims of room and counts
+ * (the metapage's exclusive lock) no longer wait for every batch in flight
+ * to finish, and the heavyweight lock queues fairly where the share lock
+ * let a stream of batches starve them.
+ */
+#define BF_BATCH_LOCK_BLKNO	(MaxBlockNumber - 1)
 #define BF_MAGIC			0x42465831	/* "BFX1" */
 #define BF_VERSION			2
 #define BF_MAX_LAYERS		32	/* named in the metapage, old and new */
