@@ -144,8 +144,11 @@ bf_mark_present(Relation index, const BfMetaPageData *meta, const BfLayer *layer
  * Set the bits of the hashes not done[] in the newest layer: per page, the
  * keys whose bits are all set already are skipped under a share lock; the
  * others are set under the exclusive lock, with one WAL record for the
- * page.  Returns the keys that set bits; adds the sampled count of them
- * (bf_count_batch) to *sampled.
+ * page.  After a page that changed, the next is locked exclusively at once
+ * (keys that set bits come in runs: a new layer's, new keys'), which saves
+ * a share lock taken and given up per page; a page that then had nothing
+ * to set goes back to the share lock first.  Returns the keys that set
+ * bits; adds the sampled count of them (bf_count_batch) to *sampled.
  */
 static uint32
 bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
@@ -157,14 +160,16 @@ bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
 	uint32		batch = bf_count_batch(layer);
 	size_t		offs[BF_BLOCKS_PER_PAGE];
 	uint8	   *blks = palloc(BF_BLOCKS_PER_PAGE * BLOOM_BLOCK_BYTES);
+	bool		direct = false; /* lock the next page exclusively at once */
 
 	for (uint32 j = 0; j < m;)
 	{
 		BlockNumber p = (BlockNumber) (keys[j].block / BF_BLOCKS_PER_PAGE);
 		uint32		end;
-		Buffer		buf = bf_read_page(index, meta, layer, p);
+		Buffer		buf = bf_lock_page(index, meta, layer, p,
+									   direct ? BUFFER_LOCK_EXCLUSIVE : BUFFER_LOCK_SHARE);
 		uint8	   *bits;
-		bool		any = false;
+		bool		any = direct;
 		int			nblk = 0;
 
 		if (!BufferIsValid(buf))
@@ -182,8 +187,11 @@ bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
 			j = end;
 			continue;
 		}
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		if (!direct)
+		{
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		}
 		bits = BfPageGetBits(BufferGetPage(buf));
 		/* the new contents of each block the page's keys touch, in order */
 		for (; j < end; j++)
@@ -221,6 +229,7 @@ bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
 				}
 			if (changed > 0)
 				bf_log_blocks(index, buf, changed, offs, blks);
+			direct = changed > 0;
 		}
 		UnlockReleaseBuffer(buf);
 	}

@@ -284,6 +284,8 @@ extern bool bf_page_is(Page page, const BfLayer *layer, uint64 first_block);
 extern void bf_page_corrupt(Relation index, const BfLayer *layer, BlockNumber p);
 extern Buffer bf_read_page(Relation index, const BfMetaPageData *meta,
 						   const BfLayer *layer, BlockNumber p);
+extern Buffer bf_lock_page(Relation index, const BfMetaPageData *meta,
+						   const BfLayer *layer, BlockNumber p, int mode);
 extern Buffer bf_read_block(Relation index, const BfMetaPageData *meta,
 							const BfLayer *layer, uint64 h, size_t *off);
 extern bool bf_copy_layers(Relation index, const BfMetaPageData *meta,
