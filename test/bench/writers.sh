@@ -56,7 +56,12 @@ q() {					# q PORT SQL...
 	PGPORT=$port "${bin}psql" -X -q -At -v ON_ERROR_STOP=1 "$@"
 }
 
-# the table of a case, made anew (so that bf grows from empty every run)
+# the table of a case, made anew (so that bf grows from empty every run);
+# the checkpoint before the indexes: the previous run's dirty pages are
+# written out before this run, and the pages CREATE INDEX wrote need no
+# full-page image in it (as in a run that follows the build, or one long
+# against checkpoint_timeout: a sized index's first write to each of its
+# pages after a checkpoint logs the whole page)
 make_table() {			# make_table PORT CASE
 	local idx=
 	case "$2" in
@@ -72,8 +77,8 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomfilter;
 DROP TABLE IF EXISTS w_keys;
 CREATE TABLE w_keys (k bigint NOT NULL);
-$idx
 CHECKPOINT;
+$idx
 SQL
 }
 
