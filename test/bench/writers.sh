@@ -22,7 +22,7 @@
 # EXTENSION bloomfilter.  The server should run with fsync off.  --servers
 # compares builds: every run is made on each server in turn (A B A B ...,
 # same PGHOST, each its own port), and each server's ratios are its own.
-# Defaults: 5 s per run, clients "1 2 4 8", 2,000,000 rows: about 2.5
+# Defaults: 5 s per run, clients "1 2 4 8", 2,000,000 rows: about 3
 # minutes on 2 cores for one server.
 
 set -euo pipefail
