@@ -6,15 +6,27 @@
  *	  keys already there; the room a batch takes is claimed or counted, and the
  *	  index grows when a layer holds its capacity.
  *
- * Setting hashes holds the metapage's share lock from the moment it reads
- * which layer is the newest until the bits are set.  What changes the list
- * of layers (growth, a compaction, a move: bfgrow.c, bfcompact.c) does so
- * under the exclusive lock, so every batch is set wholly before or wholly
- * after such a change: a compaction can name its new layer and know that
- * from then on every key goes into it, and that every key that went into the
- * old layers is in a heap tuple already there (a hash is kept only after
- * its row's heap tuple is written).  The backend's copy of the metapage
- * (rd_amcache) is refreshed when the metapage's generation differs from it.
+ * A small batch holds the metapage's share lock from the moment it reads
+ * which layer is the newest until its bits are set; a batch that claimed
+ * room holds the batch lock (BF_BATCH_LOCK_BLKNO) in ShareLock instead, and
+ * the metapage's share lock only while it reads it.  A compaction or a move
+ * (bfcompact.c) changes the list of layers under both the metapage's
+ * exclusive lock and the batch lock's ExclusiveLock, so every batch is set
+ * wholly before or wholly after such a change: a compaction can name its
+ * new layer and know that from then on every key goes into it, and that
+ * every key that went into the old layers is in a heap tuple already there
+ * (a hash is kept only after its row's heap tuple is written), and a move's
+ * copy misses no bit set in the layer it copies.  Growth (bfgrow.c) takes
+ * neither: a batch that set its keys in the layer growth found full set them
+ * in a layer that stays live, and it counted them there (the claim).  The
+ * backend's copy of the metapage (rd_amcache) is refreshed when the
+ * metapage's generation differs from it.
+ *
+ * Claims and counts change the metapage under its exclusive lock: were the
+ * large batches, many pages each, to hold its share lock while they set
+ * their bits, that lock would wait for every batch in flight to end (and
+ * LWLocks let new share lockers pass a waiting exclusive one: with eight
+ * writers, it waited most of the time; issue 40).
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -25,6 +37,7 @@
  */
 #include "postgres.h"
 
+#include "storage/lmgr.h"
 #include "utils/rel.h"
 
 #include "bfindex.h"
@@ -131,8 +144,11 @@ bf_mark_present(Relation index, const BfMetaPageData *meta, const BfLayer *layer
  * Set the bits of the hashes not done[] in the newest layer: per page, the
  * keys whose bits are all set already are skipped under a share lock; the
  * others are set under the exclusive lock, with one WAL record for the
- * page.  Returns the keys that set bits; adds the sampled count of them
- * (bf_count_batch) to *sampled.
+ * page.  After a page that changed, the next is locked exclusively at once
+ * (keys that set bits come in runs: a new layer's, new keys'), which saves
+ * a share lock taken and given up per page; a page that then had nothing
+ * to set goes back to the share lock first.  Returns the keys that set
+ * bits; adds the sampled count of them (bf_count_batch) to *sampled.
  */
 static uint32
 bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
@@ -144,14 +160,16 @@ bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
 	uint32		batch = bf_count_batch(layer);
 	size_t		offs[BF_BLOCKS_PER_PAGE];
 	uint8	   *blks = palloc(BF_BLOCKS_PER_PAGE * BLOOM_BLOCK_BYTES);
+	bool		direct = false; /* lock the next page exclusively at once */
 
 	for (uint32 j = 0; j < m;)
 	{
 		BlockNumber p = (BlockNumber) (keys[j].block / BF_BLOCKS_PER_PAGE);
 		uint32		end;
-		Buffer		buf = bf_read_page(index, meta, layer, p);
+		Buffer		buf = bf_lock_page(index, meta, layer, p,
+									   direct ? BUFFER_LOCK_EXCLUSIVE : BUFFER_LOCK_SHARE);
 		uint8	   *bits;
-		bool		any = false;
+		bool		any = direct;
 		int			nblk = 0;
 
 		if (!BufferIsValid(buf))
@@ -169,8 +187,11 @@ bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
 			j = end;
 			continue;
 		}
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		if (!direct)
+		{
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		}
 		bits = BfPageGetBits(BufferGetPage(buf));
 		/* the new contents of each block the page's keys touch, in order */
 		for (; j < end; j++)
@@ -208,6 +229,7 @@ bf_set_newest(Relation index, const BfMetaPageData *meta, const uint64 *hashes,
 				}
 			if (changed > 0)
 				bf_log_blocks(index, buf, changed, offs, blks);
+			direct = changed > 0;
 		}
 		UnlockReleaseBuffer(buf);
 	}
@@ -376,11 +398,16 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 			}
 		}
 
+		/* (the batch lock before the metapage: see the header comment) */
+		if (claim.claimed > 0)
+			LockPage(index, BF_BATCH_LOCK_BLKNO, ShareLock);
 		metabuf = bf_lock_meta(index, state, &nkeys);
 		if (bf_live_layers(&state->meta) == 0)
 		{
 			/* an unlogged index after a crash: its init fork has no layer */
 			UnlockReleaseBuffer(metabuf);
+			if (claim.claimed > 0)
+				UnlockPage(index, BF_BATCH_LOCK_BLKNO, ShareLock);
 			bf_grow(index, 0);
 			continue;
 		}
@@ -390,11 +417,17 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 		{
 			/* a layer was added since the claim: claim room in it instead */
 			UnlockReleaseBuffer(metabuf);
+			UnlockPage(index, BF_BATCH_LOCK_BLKNO, ShareLock);
 			bf_count(index, claim.layer, -(int64) claim.claimed);
 			continue;
 		}
 		if (claim.claimed > 0)
+		{
+			/* the batch lock keeps the layers: the metapage is free */
+			UnlockReleaseBuffer(metabuf);
+			metabuf = InvalidBuffer;
 			slice = (uint32) claim.claimed;
+		}
 		else
 		{
 			room = (double) newest->capacity - (double) nkeys;
@@ -415,7 +448,10 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 
 		added = bf_set_slice(index, &state->meta, hashes + off, done + off,
 							 slice, keys, &sampled);
-		UnlockReleaseBuffer(metabuf);
+		if (BufferIsValid(metabuf))
+			UnlockReleaseBuffer(metabuf);
+		else
+			UnlockPage(index, BF_BATCH_LOCK_BLKNO, ShareLock);
 		off += slice;
 
 		if (claim.claimed > 0)

@@ -11,8 +11,9 @@
  * going on:
  *
  * 1. Under the metapage's exclusive lock, the new layer is named as the
- *    newest (op BF_OP_COMPACT; replaced = the old layers).  Inserts hold the
- *    share lock for all of their work (bfbatch.c), so every insert from then
+ *    newest (op BF_OP_COMPACT; replaced = the old layers), and the batch
+ *    lock's ExclusiveLock.  Inserts hold the share lock, or the batch lock's
+ *    ShareLock, for all of their work (bfbatch.c), so every insert from then
  *    on sets its key's bits in the new layer (and takes no old layer's bits
  *    as proof that a key is there), and every insert before it is done.  The
  *    layer is counted from the start as holding the keys the compaction
@@ -267,7 +268,9 @@ bf_begin(Relation index, uint16 op, uint64 capacity)
 		if (op == BF_OP_COMPACT)
 			arg.layer.nkeys = bf_compact_reserved(&arg.layer);
 		bf_write_layer(index, &arg.layer, NULL);
+		LockPage(index, BF_BATCH_LOCK_BLKNO, ExclusiveLock);
 		bf_update_meta(index, bf_begin_op, &arg);
+		UnlockPage(index, BF_BATCH_LOCK_BLKNO, ExclusiveLock);
 	}
 	UnlockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
 	return ok;
@@ -288,7 +291,9 @@ bf_end(Relation index, uint16 op, const BfLayer *layer, uint64 nkeys,
 	arg.layer.nkeys = nkeys;
 	arg.seen = seen;
 	LockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
+	LockPage(index, BF_BATCH_LOCK_BLKNO, ExclusiveLock);
 	bf_update_meta(index, change, &arg);
+	UnlockPage(index, BF_BATCH_LOCK_BLKNO, ExclusiveLock);
 	UnlockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
 }
 

@@ -112,6 +112,19 @@
 #include "bloom_pg.h"
 
 #define BF_METAPAGE_BLKNO	0
+
+/*
+ * The batch lock: a heavyweight lock on this block number of the index (no
+ * page has it), taken in ShareLock by a batch that claimed room
+ * (bfbatch.c) for as long as it sets its bits, and in ExclusiveLock by a
+ * compaction or move around each change of the layers it makes
+ * (bfcompact.c).  It stands in for the metapage's share lock, which such a
+ * batch then holds only to read the metapage: claims of room and counts
+ * (the metapage's exclusive lock) no longer wait for every batch in flight
+ * to finish, and the heavyweight lock queues fairly where the share lock
+ * let a stream of batches starve them.
+ */
+#define BF_BATCH_LOCK_BLKNO	(MaxBlockNumber - 1)
 #define BF_MAGIC			0x42465831	/* "BFX1" */
 #define BF_VERSION			2
 #define BF_MAX_LAYERS		32	/* named in the metapage, old and new */
@@ -271,6 +284,8 @@ extern bool bf_page_is(Page page, const BfLayer *layer, uint64 first_block);
 extern void bf_page_corrupt(Relation index, const BfLayer *layer, BlockNumber p);
 extern Buffer bf_read_page(Relation index, const BfMetaPageData *meta,
 						   const BfLayer *layer, BlockNumber p);
+extern Buffer bf_lock_page(Relation index, const BfMetaPageData *meta,
+						   const BfLayer *layer, BlockNumber p, int mode);
 extern Buffer bf_read_block(Relation index, const BfMetaPageData *meta,
 							const BfLayer *layer, uint64 h, size_t *off);
 extern bool bf_copy_layers(Relation index, const BfMetaPageData *meta,

@@ -247,11 +247,19 @@ Buffer
 bf_read_page(Relation index, const BfMetaPageData *meta, const BfLayer *layer,
 			 BlockNumber p)
 {
+	return bf_lock_page(index, meta, layer, p, BUFFER_LOCK_SHARE);
+}
+
+/* bf_read_page, the page locked in mode (BUFFER_LOCK_SHARE or _EXCLUSIVE) */
+Buffer
+bf_lock_page(Relation index, const BfMetaPageData *meta, const BfLayer *layer,
+			 BlockNumber p, int mode)
+{
 	uint64		first = (uint64) p * BF_BLOCKS_PER_PAGE;
 	Buffer		buf = ReadBuffer(index, layer->start + p);
 	BfMetaPageData now;
 
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	LockBuffer(buf, mode);
 	if (likely(bf_page_is(BufferGetPage(buf), layer, first)))
 		return buf;
 	UnlockReleaseBuffer(buf);
