@@ -6,31 +6,7 @@
 --
 SET max_parallel_workers_per_gather = 0;
 
--- The query's rows with the setting on and off, and whether the node was
--- used with it on; an error if the rows differ.
-CREATE FUNCTION jp_check(q text, OUT uses_filter bool, OUT nrows bigint)
-LANGUAGE plpgsql AS $$
-DECLARE
-    plan text := '';
-    line text;
-    on_rows text[];
-    off_rows text[];
-BEGIN
-    PERFORM set_config('bloomfilter.join_filter', 'on', true);
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        plan := plan || line || E'\n';
-    END LOOP;
-    uses_filter := plan ~ 'Bloom(Anti|Semi)Join';
-    EXECUTE format('SELECT array_agg(t::text ORDER BY t::text) FROM (%s) t', q) INTO on_rows;
-    PERFORM set_config('bloomfilter.join_filter', 'off', true);
-    EXECUTE format('SELECT array_agg(t::text ORDER BY t::text) FROM (%s) t', q) INTO off_rows;
-    PERFORM set_config('bloomfilter.join_filter', 'on', true);
-    IF on_rows IS DISTINCT FROM off_rows THEN
-        RAISE EXCEPTION 'rows differ with bloomfilter.join_filter: % against %', on_rows, off_rows;
-    END IF;
-    nrows := coalesce(cardinality(on_rows), 0);
-END
-$$;
+\i sql/include/join_check.sql
 
 -- The locks this transaction holds after planning the query (EXPLAIN)
 -- with the setting given: planning locks what it opens until the end of
@@ -85,26 +61,26 @@ ANALYZE jp_many;
 \set q 'SELECT * FROM jp_out o WHERE NOT EXISTS (SELECT 1 FROM jp_many p WHERE p.k = o.k AND p.k >= 1000 AND p.k < 1100)'
 SELECT jp_locks(:'q', 'off') AS off_locks \gset
 SELECT jp_locks(:'q', 'on') - :off_locks <= 2 AS few_more_locks;
-SELECT * FROM jp_check(:'q');
+SELECT * FROM join_check(:'q');
 -- the path is offered, and its filter probes the one partition's index
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SELECT * FROM jp_filter(:'q');
-SELECT * FROM jp_check(:'q');
+SELECT * FROM join_check(:'q');
 -- pruned to nothing: no path, nothing opened
 \set q 'SELECT * FROM jp_out o WHERE NOT EXISTS (SELECT 1 FROM jp_many p WHERE p.k = o.k AND p.k < 0)'
 SELECT jp_locks(:'q', 'on') - jp_locks(:'q', 'off') <= 0 AS no_more_locks;
-SELECT * FROM jp_check(:'q');
+SELECT * FROM join_check(:'q');
 -- two partitions of 300, as an EXISTS
 \set q 'SELECT * FROM jp_out o WHERE EXISTS (SELECT 1 FROM jp_many p WHERE p.k = o.k AND p.k >= 2050 AND p.k < 2250)'
 SELECT jp_locks(:'q', 'off') AS off_locks \gset
 SELECT jp_locks(:'q', 'on') - :off_locks <= 2 AS few_more_locks;
-SELECT * FROM jp_check(:'q');
+SELECT * FROM join_check(:'q');
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 -- a one-row outer side gets no path: nothing to gain, the plan is PostgreSQL's
 \set q 'SELECT * FROM jp_out o WHERE o.k = 7 AND NOT EXISTS (SELECT 1 FROM jp_many p WHERE p.k = o.k)'
-SELECT * FROM jp_check(:'q');
+SELECT * FROM join_check(:'q');
 DROP TABLE jp_many;
 
 --
@@ -145,14 +121,14 @@ CREATE INDEX jp_hash_bf ON jp_hash USING bloomfilter (k);
 ANALYZE jp_range, jp_list, jp_hash;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
-SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_range p WHERE p.k = i.k)');
-SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE EXISTS (SELECT 1 FROM jp_range p WHERE p.k = i.k)');
-SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_range p WHERE p.k = i.k AND p.k > 6000)');
-SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_list p WHERE p.k = i.k)');
-SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE EXISTS (SELECT 1 FROM jp_list p WHERE p.k = i.k AND p.k IN (3, 6, 9, 21, 42, 63, 84, 105))');
-SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_list p WHERE p.k = i.k AND p.k IN (21, 42, 63, 84))');
-SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_hash p WHERE p.k = i.k)');
-SELECT * FROM jp_check('SELECT * FROM jp_in i WHERE EXISTS (SELECT 1 FROM jp_hash p WHERE p.k = i.k)');
+SELECT * FROM join_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_range p WHERE p.k = i.k)');
+SELECT * FROM join_check('SELECT * FROM jp_in i WHERE EXISTS (SELECT 1 FROM jp_range p WHERE p.k = i.k)');
+SELECT * FROM join_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_range p WHERE p.k = i.k AND p.k > 6000)');
+SELECT * FROM join_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_list p WHERE p.k = i.k)');
+SELECT * FROM join_check('SELECT * FROM jp_in i WHERE EXISTS (SELECT 1 FROM jp_list p WHERE p.k = i.k AND p.k IN (3, 6, 9, 21, 42, 63, 84, 105))');
+SELECT * FROM join_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_list p WHERE p.k = i.k AND p.k IN (21, 42, 63, 84))');
+SELECT * FROM join_check('SELECT * FROM jp_in i WHERE NOT EXISTS (SELECT 1 FROM jp_hash p WHERE p.k = i.k)');
+SELECT * FROM join_check('SELECT * FROM jp_in i WHERE EXISTS (SELECT 1 FROM jp_hash p WHERE p.k = i.k)');
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 
@@ -275,4 +251,4 @@ RESET enable_material;
 DROP TABLE jg_in, jg, jg_rows;
 DROP FUNCTION jg_leaf_locks(), jg_run(text, text);
 DROP TABLE jp_in, jp_out, jp_range, jp_list, jp_hash;
-DROP FUNCTION jp_check(text), jp_locks(text, text), jp_filter(text);
+DROP FUNCTION join_check(text), jp_locks(text, text), jp_filter(text);

@@ -10,31 +10,7 @@ SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
 
--- The query's rows with the setting on and off, and whether the node was
--- used with it on; an error if the rows differ.
-CREATE FUNCTION jr_check(q text, OUT uses_filter bool, OUT nrows bigint)
-LANGUAGE plpgsql AS $$
-DECLARE
-    plan text := '';
-    line text;
-    on_rows text[];
-    off_rows text[];
-BEGIN
-    PERFORM set_config('bloomfilter.join_filter', 'on', true);
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        plan := plan || line || E'\n';
-    END LOOP;
-    uses_filter := plan ~ 'Bloom(Anti|Semi)Join';
-    EXECUTE format('SELECT array_agg(t::text ORDER BY t::text) FROM (%s) t', q) INTO on_rows;
-    PERFORM set_config('bloomfilter.join_filter', 'off', true);
-    EXECUTE format('SELECT array_agg(t::text ORDER BY t::text) FROM (%s) t', q) INTO off_rows;
-    PERFORM set_config('bloomfilter.join_filter', 'on', true);
-    IF on_rows IS DISTINCT FROM off_rows THEN
-        RAISE EXCEPTION 'rows differ with bloomfilter.join_filter: % against %', on_rows, off_rows;
-    END IF;
-    nrows := coalesce(cardinality(on_rows), 0);
-END
-$$;
+\i sql/include/join_check.sql
 
 --
 -- A nondeterministic collation on the inner side of "=" (the outer key and
@@ -51,10 +27,10 @@ CREATE TABLE jr_asked (name text COLLATE "C");
 INSERT INTO jr_asked SELECT 'NAME ' || g FROM generate_series(1, 300) g;
 INSERT INTO jr_asked SELECT 'nobody ' || g FROM generate_series(1, 300) g;
 ANALYZE jr_names, jr_asked;
-SELECT * FROM jr_check('SELECT * FROM jr_asked a WHERE EXISTS (SELECT 1 FROM jr_names n WHERE n.name COLLATE jr_ci = a.name)');
-SELECT * FROM jr_check('SELECT * FROM jr_asked a WHERE NOT EXISTS (SELECT 1 FROM jr_names n WHERE n.name COLLATE jr_ci = a.name)');
+SELECT * FROM join_check('SELECT * FROM jr_asked a WHERE EXISTS (SELECT 1 FROM jr_names n WHERE n.name COLLATE jr_ci = a.name)');
+SELECT * FROM join_check('SELECT * FROM jr_asked a WHERE NOT EXISTS (SELECT 1 FROM jr_names n WHERE n.name COLLATE jr_ci = a.name)');
 -- under the index's own collation, the node (and none of those rows)
-SELECT * FROM jr_check('SELECT * FROM jr_asked a WHERE EXISTS (SELECT 1 FROM jr_names n WHERE n.name = a.name)');
+SELECT * FROM join_check('SELECT * FROM jr_asked a WHERE EXISTS (SELECT 1 FROM jr_names n WHERE n.name = a.name)');
 DROP TABLE jr_names, jr_asked;
 
 --
@@ -69,10 +45,10 @@ CREATE INDEX jr_days_bf ON jr_days USING bloomfilter (d);
 CREATE TABLE jr_stamps (t timestamp);
 INSERT INTO jr_stamps SELECT timestamp '2020-01-01' + g * interval '1 day' FROM generate_series(-3000, 29) g;
 ANALYZE jr_days, jr_stamps;
-SELECT * FROM jr_check('SELECT * FROM jr_stamps s WHERE EXISTS (SELECT 1 FROM jr_days d WHERE d.d = s.t)');
-SELECT * FROM jr_check('SELECT * FROM jr_stamps s WHERE NOT EXISTS (SELECT 1 FROM jr_days d WHERE d.d = s.t)');
+SELECT * FROM join_check('SELECT * FROM jr_stamps s WHERE EXISTS (SELECT 1 FROM jr_days d WHERE d.d = s.t)');
+SELECT * FROM join_check('SELECT * FROM jr_stamps s WHERE NOT EXISTS (SELECT 1 FROM jr_days d WHERE d.d = s.t)');
 -- a date outer key: the node
-SELECT * FROM jr_check('SELECT * FROM jr_stamps s WHERE EXISTS (SELECT 1 FROM jr_days d WHERE d.d = s.t::date)');
+SELECT * FROM join_check('SELECT * FROM jr_stamps s WHERE EXISTS (SELECT 1 FROM jr_days d WHERE d.d = s.t::date)');
 DROP TABLE jr_days, jr_stamps;
 
 --
@@ -91,7 +67,7 @@ CREATE TABLE jr_want (c jr_color);
 INSERT INTO jr_want SELECT CASE WHEN g % 100 = 0 THEN 'red' WHEN g % 2 = 0 THEN 'green' ELSE 'blue' END::jr_color
 FROM generate_series(1, 3000) g;
 ANALYZE jr_paint, jr_want;
-SELECT * FROM jr_check('SELECT * FROM jr_want w WHERE NOT EXISTS (SELECT 1 FROM jr_paint p WHERE p.c = w.c)');
+SELECT * FROM join_check('SELECT * FROM jr_want w WHERE NOT EXISTS (SELECT 1 FROM jr_paint p WHERE p.c = w.c)');
 DROP TABLE jr_paint, jr_want;
 DROP TYPE jr_color;
 
@@ -109,8 +85,8 @@ CREATE INDEX jr_parted_low_bf ON jr_parted USING bloomfilter (k) WHERE k < 1000;
 CREATE TABLE jr_keys (k int);
 INSERT INTO jr_keys SELECT g * 5 FROM generate_series(0, 1999) g;
 ANALYZE jr_parted, jr_keys;
-SELECT * FROM jr_check('SELECT * FROM jr_keys i WHERE NOT EXISTS (SELECT 1 FROM jr_parted p WHERE p.k = i.k)');
-SELECT * FROM jr_check('SELECT * FROM jr_keys i WHERE EXISTS (SELECT 1 FROM jr_parted p WHERE p.k = i.k)');
+SELECT * FROM join_check('SELECT * FROM jr_keys i WHERE NOT EXISTS (SELECT 1 FROM jr_parted p WHERE p.k = i.k)');
+SELECT * FROM join_check('SELECT * FROM jr_keys i WHERE EXISTS (SELECT 1 FROM jr_parted p WHERE p.k = i.k)');
 DROP INDEX jr_parted_low_bf;
 
 --
@@ -124,8 +100,8 @@ CREATE INDEX jr_parted_1_j_bf ON jr_parted_1 USING bloomfilter (j);
 CREATE INDEX jr_parted_bf ON jr_parted USING bloomfilter (k);
 CREATE INDEX jr_parted_2_j_bf ON jr_parted_2 USING bloomfilter (j);
 ANALYZE jr_parted;
-SELECT * FROM jr_check('SELECT * FROM jr_keys i WHERE NOT EXISTS (SELECT 1 FROM jr_parted p WHERE p.k = i.k)');
-SELECT * FROM jr_check('SELECT * FROM jr_keys i WHERE EXISTS (SELECT 1 FROM jr_parted p WHERE p.k = i.k)');
+SELECT * FROM join_check('SELECT * FROM jr_keys i WHERE NOT EXISTS (SELECT 1 FROM jr_parted p WHERE p.k = i.k)');
+SELECT * FROM join_check('SELECT * FROM jr_keys i WHERE EXISTS (SELECT 1 FROM jr_parted p WHERE p.k = i.k)');
 DROP TABLE jr_parted, jr_keys;
 
 --
@@ -144,10 +120,10 @@ INSERT INTO jr_a SELECT g, g * 3 FROM generate_series(1, 2000) g;
 CREATE TABLE jr_b (id int, j int);
 INSERT INTO jr_b SELECT g, (g * 3 + g % 2) % 10 FROM generate_series(1, 2000) g;
 ANALYZE jr_t, jr_a, jr_b;
-SELECT * FROM jr_check('SELECT a.id FROM jr_a a JOIN jr_b b ON a.id = b.id WHERE NOT EXISTS (SELECT 1 FROM jr_t t WHERE t.k = a.k AND t.j = b.j)');
+SELECT * FROM join_check('SELECT a.id FROM jr_a a JOIN jr_b b ON a.id = b.id WHERE NOT EXISTS (SELECT 1 FROM jr_t t WHERE t.k = a.k AND t.j = b.j)');
 DROP TABLE jr_t, jr_a, jr_b;
 
-DROP FUNCTION jr_check(text);
+DROP FUNCTION join_check(text);
 DROP COLLATION jr_ci;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
