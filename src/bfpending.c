@@ -14,10 +14,11 @@
  * they are set.  The file is written and read at offsets, unbuffered
  * (fd.c's FileWrite, not a BufFile): a write that fails (temp_file_limit, a
  * full disk) leaves nothing behind that a later read or write must flush,
- * and counts no part of its hashes, which stay in memory.  The bound is on the memory really allocated
- * (MemoryContextMemAllocated), not on the arrays' sizes: the arrays live in
- * their own context, "bloomfilter pending hash arrays", emptied
- * (MemoryContextReset) at each spill, so that the chunks and blocks freed
+ * and counts no part of its hashes, which stay in memory.  The bound is on
+ * the memory really allocated (MemoryContextMemAllocated), not on the
+ * arrays' sizes: the arrays live in their own context, "bloomfilter
+ * pending hash arrays", emptied (MemoryContextReset) at each spill, so
+ * that the chunks and blocks freed
  * by their doubling do not stay allocated beside them (issue 37).  The rest
  * (each index's entry, its list of chunks in the file and marks, and the
  * summary, 1 MB) lives beside them in their parent, "bloomfilter pending
