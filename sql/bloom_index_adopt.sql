@@ -129,5 +129,35 @@ EXCEPTION WHEN object_not_in_prerequisite_state THEN
 END $$;
 SELECT bloom_index_contains('bah_bf', 1) AS after_hint;
 
-DROP TABLE bad, bac, bak, bah;
+--
+-- 5. A sub-partitioned tree whose middle index promises less than the top
+--    one: the hint names the strictest rate above the leaf, so that its fix
+--    lets probes through the middle index too (before: it named the top's
+--    0.05, and probes through the middle were refused after the fix)
+--
+CREATE TABLE bas (k int) PARTITION BY RANGE (k);
+CREATE TABLE basm PARTITION OF bas FOR VALUES FROM (0) TO (1000) PARTITION BY RANGE (k);
+CREATE INDEX basm_bf ON basm USING bloomfilter (k) WITH (false_positive_rate = 0.01);
+CREATE INDEX bas_bf ON bas USING bloomfilter (k) WITH (false_positive_rate = 0.05);
+CREATE TABLE basm1 (k int);
+INSERT INTO basm1 VALUES (1);
+CREATE INDEX basm1_bf ON basm1 USING bloomfilter (k) WITH (false_positive_rate = 0.06);
+ALTER TABLE basm ATTACH PARTITION basm1 FOR VALUES FROM (0) TO (1000);
+\set VERBOSITY default
+SELECT bloom_index_contains('bas_bf', 1);
+\set VERBOSITY terse
+DO $$
+DECLARE
+	hint text;
+BEGIN
+	PERFORM bloom_index_contains('bas_bf', 1);
+EXCEPTION WHEN object_not_in_prerequisite_state THEN
+	GET STACKED DIAGNOSTICS hint = PG_EXCEPTION_HINT;
+	EXECUTE substring(hint FROM 'ALTER INDEX [^;]*;');
+	EXECUTE substring(hint FROM 'REINDEX INDEX [^;]*;');
+END $$;
+SELECT bad_error($$SELECT bloom_index_contains('bas_bf', 1)$$) AS through_top,
+       bad_error($$SELECT bloom_index_contains('basm_bf', 1)$$) AS through_middle;
+
+DROP TABLE bad, bac, bak, bah, bas;
 DROP FUNCTION bad_error(text);

@@ -165,5 +165,47 @@ WHERE name IN ('bloomfilter pending hashes', 'bloomfilter pending hash arrays');
 COMMIT;
 SELECT bloom_index_verify('brp_k') AS missing;
 
-DROP TABLE brb, brb_new, brb_probe, brp;
+-- A write to the temporary file that fails (temp_file_limit) in a savepoint
+-- or a PL/pgSQL block: the rollback rewinds the file to the hashes the
+-- transaction keeps and truncates it there, and the transaction commits
+-- every key it kept (before: its commit failed, the file still holding the
+-- failed write; issue 37, F1).  One index's hashes go to the file 262,144
+-- at a time (2 MB): the limit takes one such write, not two.  (The keys are
+-- made in the target list: a FROM generate_series would spill its rows to
+-- a temporary file of its own.)
+CREATE TABLE brs (k bigint) WITH (autovacuum_enabled = off);
+CREATE INDEX brs_k ON brs USING bloomfilter (k)
+	WITH (capacity = 1000000, false_positive_rate = 0.01);
+SET temp_file_limit = '3MB';
+BEGIN;
+INSERT INTO brs SELECT generate_series(1, 200000);
+SAVEPOINT s;
+-- (the message names the setting quoted from PostgreSQL 17 on)
+\set VERBOSITY sqlstate
+INSERT INTO brs SELECT generate_series(1000001, 1400000);
+\set VERBOSITY default
+ROLLBACK TO SAVEPOINT s;
+-- the file holds the 200,000 hashes kept, 8 bytes each
+SELECT sum(size) AS spill_bytes FROM pg_ls_tmpdir()
+WHERE name LIKE 'pgsql\_tmp' || pg_backend_pid() || '.%';
+DO $$
+BEGIN
+	INSERT INTO brs SELECT generate_series(3000001, 3400000);
+EXCEPTION WHEN configuration_limit_exceeded THEN
+	RAISE NOTICE 'the block''s write to the file failed: %', SQLSTATE;
+END $$;
+SELECT sum(size) AS spill_bytes FROM pg_ls_tmpdir()
+WHERE name LIKE 'pgsql\_tmp' || pg_backend_pid() || '.%';
+INSERT INTO brs SELECT generate_series(2000001, 2100000);
+COMMIT;
+RESET temp_file_limit;
+SELECT count(*) AS committed_rows, bloom_index_verify('brs_k') AS missing FROM brs;
+SELECT count(*) FILTER (WHERE NOT bloom_index_contains('brs_k', g)) AS committed_missed
+FROM (SELECT generate_series(1, 200000) UNION ALL SELECT generate_series(2000001, 2100000)) s(g);
+-- the keys of the rolled-back savepoint and block answer at the index's rate
+SELECT count(*) FILTER (WHERE bloom_index_contains('brs_k', g)) < 800000 * 0.03
+	AS rolled_back_absent
+FROM (SELECT generate_series(1000001, 1400000) UNION ALL SELECT generate_series(3000001, 3400000)) s(g);
+
+DROP TABLE brb, brb_new, brb_probe, brp, brs;
 DROP FUNCTION brb_plan_uses_filter(text);

@@ -297,7 +297,11 @@ bf_end(Relation index, uint16 op, const BfLayer *layer, uint64 nkeys,
 	UnlockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
 }
 
-/* A move's copy: OR every page of the old layer into the new one. */
+/*
+ * A move's copy: OR every page of the old layer into the new one, with
+ * VACUUM's cost-based delay after each page, as the compaction's scan has
+ * (a layer of 20 million keys is 26 MB of reads and as much WAL).
+ */
 static void
 bf_copy_layer(Relation index, BfMetaPageData *meta)
 {
@@ -322,6 +326,12 @@ bf_copy_layer(Relation index, BfMetaPageData *meta)
 		memcpy(bits, BfPageGetBits(BufferGetPage(buf)), n * BLOOM_BLOCK_BYTES);
 		UnlockReleaseBuffer(buf);
 		bf_or_layer(index, to, first, n, bits);
+		/* (no lock held here: the cost-based delay slows no writer) */
+#if PG_VERSION_NUM >= 180000
+		vacuum_delay_point(false);
+#else
+		vacuum_delay_point();
+#endif
 	}
 }
 

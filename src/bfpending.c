@@ -9,12 +9,16 @@
  *
  * Memory.  The hashes of all indexes together take at most BF_PENDING_MEM
  * bytes in memory, however many indexes (partitions) a transaction writes:
- * past it, every index's hashes are written to one temporary file (a
- * BufFile of the transaction's resource owner, gone at its end) and read
- * back when they are set.  The bound is on the memory really allocated
- * (MemoryContextMemAllocated), not on the arrays' sizes: the arrays live in
- * their own context, "bloomfilter pending hash arrays", emptied
- * (MemoryContextReset) at each spill, so that the chunks and blocks freed
+ * past it, every index's hashes are written to one temporary file (a file
+ * of the transaction's resource owner, gone at its end) and read back when
+ * they are set.  The file is written and read at offsets, unbuffered
+ * (fd.c's FileWrite, not a BufFile): a write that fails (temp_file_limit, a
+ * full disk) leaves nothing behind that a later read or write must flush,
+ * and counts no part of its hashes, which stay in memory.  The bound is on
+ * the memory really allocated (MemoryContextMemAllocated), not on the
+ * arrays' sizes: the arrays live in their own context, "bloomfilter
+ * pending hash arrays", emptied (MemoryContextReset) at each spill, so
+ * that the chunks and blocks freed
  * by their doubling do not stay allocated beside them (issue 37).  The rest
  * (each index's entry, its list of chunks in the file and marks, and the
  * summary, 1 MB) lives beside them in their parent, "bloomfilter pending
@@ -23,8 +27,12 @@
  * Subtransactions.  Each index's hashes are kept in the order of the
  * inserts, with a mark where each open subtransaction's first hash went:
  * a subtransaction that rolls back cuts its indexes' hashes back to its
- * mark (a rolled-back savepoint's keys are never set); one that commits
- * hands its mark to its parent.
+ * mark (a rolled-back savepoint's keys are never set), and the file's
+ * logical end back to the end of the last hashes kept in it, truncating
+ * the file there (which gives its bytes back to temp_file_limit); one that
+ * commits hands its mark to its parent.  So a transaction whose spill
+ * failed goes on after ROLLBACK TO SAVEPOINT, and commits the keys it
+ * kept.
  *
  * Own probes.  A probe of the transaction's own index must find the keys
  * of its rows not yet set: the probes (bfprobe.c, bfprobesite.c,
@@ -50,12 +58,14 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
-#include "storage/buffile.h"
+#include "commands/tablespace.h"
+#include "storage/fd.h"
 #include "storage/predicate.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/resowner.h"
+#include "utils/wait_event.h"
 
 #include "bfindex.h"
 
@@ -72,7 +82,6 @@
 /* hashes of one index written to the file */
 typedef struct BfChunk
 {
-	int			fileno;
 	off_t		offset;
 	uint32		count;
 	uint64		start;			/* the index's hashes before it */
@@ -103,9 +112,9 @@ typedef struct BfPending
 static MemoryContext pending_cxt = NULL;
 static MemoryContext hashes_cxt = NULL; /* the hashes[] arrays, reset at a spill */
 static HTAB *pending = NULL;	/* BfPending by index OID */
-static BufFile *spill = NULL;
-static int	spill_fileno = 0;	/* the file's end */
-static off_t spill_offset = 0;
+static File spill = -1;			/* the temporary file, or -1 */
+static off_t spill_end = 0;		/* the end of the hashes it holds */
+static off_t spill_size = 0;	/* what it may hold past that */
 static uint64 *summary = NULL;
 
 /* Does the transaction keep hashes of any index? */
@@ -172,22 +181,76 @@ summary_test(Oid indexoid, uint64 h)
 	return true;
 }
 
-/* Read count hashes of the file from (fileno, offset) into buf. */
+/* Read count hashes of the file from offset into buf. */
 static void
-spill_read(int fileno, off_t offset, uint64 *buf, uint32 count)
+spill_read(off_t offset, uint64 *buf, uint32 count)
 {
-	if (BufFileSeek(spill, fileno, offset, SEEK_SET) != 0)
+	int			want = (int) (count * sizeof(uint64));
+	int			got = (int) FileRead(spill, (void *) buf, want, offset,
+									 WAIT_EVENT_BUFFILE_READ);
+
+	if (got != want)
 		ereport(ERROR,
 				errcode_for_file_access(),
-				errmsg("could not seek in a temporary file of bloomfilter pending hashes"));
-#if PG_VERSION_NUM >= 160000
-	BufFileReadExact(spill, buf, count * sizeof(uint64));
-#else
-	if (BufFileRead(spill, buf, count * sizeof(uint64)) != count * sizeof(uint64))
+				got < 0 ?
+				errmsg("could not read a temporary file of bloomfilter pending hashes: %m") :
+				errmsg("could not read a temporary file of bloomfilter pending hashes: read only %d of %d bytes",
+					   got, want));
+}
+
+/*
+ * Write n hashes at the file's logical end, and move it past them.  A write
+ * that fails moves nothing: the hashes are counted in no chunk.
+ */
+static void
+spill_write(const uint64 *h, uint32 n)
+{
+	int			want = (int) (n * sizeof(uint64));
+	int			put;
+
+	spill_size = Max(spill_size, spill_end + want);
+	errno = 0;
+	put = (int) FileWrite(spill, (void *) h, want, spill_end,
+						  WAIT_EVENT_BUFFILE_WRITE);
+	if (put != want)
+	{
+		/* a short write that set no errno: assume no space, as md.c does */
+		if (put >= 0 && errno == 0)
+			errno = ENOSPC;
 		ereport(ERROR,
 				errcode_for_file_access(),
-				errmsg("could not read a temporary file of bloomfilter pending hashes"));
-#endif
+				errmsg("could not write a temporary file of bloomfilter pending hashes: %m"));
+	}
+	spill_end += want;
+}
+
+/*
+ * After a rollback: the file's logical end back to the end of the last
+ * hashes that every index keeps in it, and the file truncated there.  (A
+ * truncation that fails keeps the bytes, which later writes overwrite.)
+ */
+static void
+spill_rewind(void)
+{
+	HASH_SEQ_STATUS seq;
+	BfPending  *p;
+	off_t		end = 0;
+
+	if (spill < 0)
+		return;
+	hash_seq_init(&seq, pending);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		if (p->nchunks > 0)
+		{
+			BfChunk    *ch = &p->chunks[p->nchunks - 1];
+
+			end = Max(end, ch->offset + (off_t) ch->count * sizeof(uint64));
+		}
+	}
+	spill_end = end;
+	if (spill_size > end && FileTruncate(spill, end, WAIT_EVENT_BUFFILE_TRUNCATE) == 0)
+		spill_size = end;
 }
 
 /*
@@ -210,7 +273,7 @@ pending_walk(BfPending *p, void (*fn) (BfPending *p, const uint64 *h, uint32 n, 
 		{
 			uint32		m = Min(ch->count - off, BF_SET_SLICE);
 
-			spill_read(ch->fileno, ch->offset + (off_t) off * sizeof(uint64), buf, m);
+			spill_read(ch->offset + (off_t) off * sizeof(uint64), buf, m);
 			fn(p, buf, m, arg);
 		}
 	}
@@ -252,17 +315,24 @@ pending_spill_all(void)
 	HASH_SEQ_STATUS seq;
 	BfPending  *p;
 
-	if (spill == NULL)
+	if (spill < 0)
 	{
 		ResourceOwner owner = CurrentResourceOwner;
-		MemoryContext old = MemoryContextSwitchTo(pending_cxt);
 
+		/* (in temp_tablespaces, as a BufFile's) */
+		PrepareTempTablespaces();
 		CurrentResourceOwner = TopTransactionResourceOwner;
-		spill = BufFileCreateTemp(false);
-		CurrentResourceOwner = owner;
-		MemoryContextSwitchTo(old);
-		spill_fileno = 0;
-		spill_offset = 0;
+		PG_TRY();
+		{
+			spill = OpenTemporaryFile(false);
+		}
+		PG_FINALLY();
+		{
+			CurrentResourceOwner = owner;
+		}
+		PG_END_TRY();
+		spill_end = 0;
+		spill_size = 0;
 	}
 	hash_seq_init(&seq, pending);
 	while ((p = hash_seq_search(&seq)) != NULL)
@@ -271,20 +341,13 @@ pending_spill_all(void)
 
 		if (p->n > 0)
 		{
-			int			fileno = spill_fileno;
-			off_t		offset = spill_offset;
+			off_t		offset = spill_end;
 
 			/* (written first: an error leaves the hashes in memory) */
 			if (p->nchunks == p->maxchunks)
 				p->chunks = grow_array(p->chunks, &p->maxchunks, sizeof(BfChunk));
-			if (BufFileSeek(spill, fileno, offset, SEEK_SET) != 0)
-				ereport(ERROR,
-						errcode_for_file_access(),
-						errmsg("could not seek in a temporary file of bloomfilter pending hashes"));
-			BufFileWrite(spill, (void *) p->hashes, p->n * sizeof(uint64));
-			BufFileTell(spill, &spill_fileno, &spill_offset);
+			spill_write(p->hashes, p->n);
 			ch = &p->chunks[p->nchunks++];
-			ch->fileno = fileno;
 			ch->offset = offset;
 			ch->count = p->n;
 			ch->start = p->nspilled;
@@ -474,10 +537,10 @@ bf_flush_all_pending(bool commit)
 			relation_close(index, NoLock);
 		}
 	}
-	if (commit && spill != NULL)
+	if (commit && spill >= 0)
 	{
-		BufFileClose(spill);
-		spill = NULL;
+		FileClose(spill);
+		spill = -1;
 	}
 }
 
@@ -512,6 +575,7 @@ bf_pending_subxact(SubXactEvent event, SubTransactionId mySubid,
 {
 	HASH_SEQ_STATUS seq;
 	BfPending  *p;
+	bool		cut = false;
 
 	if (pending == NULL ||
 		(event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB))
@@ -532,6 +596,7 @@ bf_pending_subxact(SubXactEvent event, SubTransactionId mySubid,
 			while (p->nmarks > 0 && p->marks[p->nmarks - 1].subid >= mySubid)
 				pos = p->marks[--p->nmarks].pos;
 			pending_cut(p, pos);
+			cut = true;
 		}
 		else if (parentSubid == TopSubTransactionId ||
 				 (p->nmarks > 1 && p->marks[p->nmarks - 2].subid == parentSubid))
@@ -539,6 +604,8 @@ bf_pending_subxact(SubXactEvent event, SubTransactionId mySubid,
 		else
 			top->subid = parentSubid;
 	}
+	if (cut)
+		spill_rewind();
 }
 
 /*
@@ -551,6 +618,8 @@ bf_pending_end(void)
 	pending = NULL;
 	pending_cxt = NULL;
 	hashes_cxt = NULL;
-	spill = NULL;
+	spill = -1;
+	spill_end = 0;
+	spill_size = 0;
 	summary = NULL;
 }

@@ -22,6 +22,7 @@
 #include "access/xact.h"
 #include "catalog/index.h"
 #include "catalog/namespace.h"
+#include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
@@ -322,14 +323,28 @@ bf_rate_text(double rate)
 	return buf;
 }
 
-/* What to do about a leaf that does not keep the promise: a hint's text. */
+/*
+ * What to do about a leaf that does not keep the promise: a hint's text.
+ * The rate it names is the strictest of promised and those of every
+ * partitioned index above the leaf: in a sub-partitioned tree a middle
+ * index may promise less than the top one, and a fix at the top's rate
+ * would leave probes through the middle refused.
+ */
 char *
 bf_promise_hint(Relation leaf, double promised)
 {
 	char	   *name = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(leaf)),
 												  RelationGetRelationName(leaf));
+	ListCell   *lc;
 
-	return psprintf("Rebuild it at the partitioned index's rate: ALTER INDEX %s SET (false_positive_rate = %s); REINDEX INDEX %s;",
+	foreach(lc, get_partition_ancestors(RelationGetRelid(leaf)))
+	{
+		Relation	above = index_open(lfirst_oid(lc), AccessShareLock);
+
+		promised = Min(promised, bf_promised_rate(above));
+		index_close(above, AccessShareLock);
+	}
+	return psprintf("Rebuild it at the strictest rate of the partitioned indexes above it: ALTER INDEX %s SET (false_positive_rate = %s); REINDEX INDEX %s;",
 					name, bf_rate_text(promised), name);
 }
 
