@@ -161,6 +161,28 @@ REVOKE ALL ON tx FROM regress_bloom_shared;
 SET ROLE regress_bloom_shared;
 SELECT bloom_filter_contains('tx', 'kept');
 RESET ROLE;
+-- the first add (it records the key family) refused for want of UPDATE: the
+-- error leaves the session in no transaction, caught by PL/pgSQL or not (an
+-- internal subtransaction left open made the next statements fail, or run
+-- in a transaction that never committed)
+SELECT bloom_filter_create('tfirst', 100);
+GRANT SELECT ON tfirst TO regress_bloom_shared;
+SET ROLE regress_bloom_shared;
+DO $$
+BEGIN
+    PERFORM bloom_filter_add('tfirst', 1);
+EXCEPTION WHEN insufficient_privilege THEN
+    RAISE NOTICE 'refused: %', SQLERRM;
+END
+$$;
+RESET ROLE;
+SELECT transaction_timestamp() = statement_timestamp() AS fresh_transaction;
+SET ROLE regress_bloom_shared;
+SELECT bloom_filter_add('tfirst', 1);
+RESET ROLE;
+SELECT transaction_timestamp() = statement_timestamp() AS fresh_transaction;
+SELECT bloom_filter_add('tfirst', 2);
+SELECT bloom_filter_drop('tfirst');
 
 -- 5. rates: at capacity, after growth to 6 x, single adds, NONSCALING
 SELECT bloom_filter_create('rate', 10000, 0.01);

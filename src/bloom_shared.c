@@ -337,11 +337,35 @@ set_head_once(BsFilter *f, Datum *v)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
-	bool		done;
+	volatile bool done = false;
 
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
-	done = bs_exec(f, BS_SET_HEAD, v) == 1;
+	PG_TRY();
+	{
+		done = bs_exec(f, BS_SET_HEAD, v) == 1;
+	}
+	PG_CATCH();
+	{
+		/*
+		 * An error in the UPDATE (no UPDATE privilege, a read-only
+		 * transaction, a lock or statement timeout behind another session's
+		 * first add) must end this subtransaction before it reaches the
+		 * caller, as PL/Python's subtransactions do: left open, it became
+		 * the transaction a PL/pgSQL handler rolled back, and the session
+		 * went on in one that never committed.
+		 */
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		ReThrowError(edata);
+	}
+	PG_END_TRY();
 	if (done)
 		ReleaseCurrentSubTransaction();
 	else
