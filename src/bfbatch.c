@@ -400,14 +400,14 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 
 		/* (the batch lock before the metapage: see the header comment) */
 		if (claim.claimed > 0)
-			LockPage(index, BF_BATCH_LOCK_BLKNO, ShareLock);
+			bf_batch_lock(index, ShareLock);
 		metabuf = bf_lock_meta(index, state, &nkeys);
 		if (bf_live_layers(&state->meta) == 0)
 		{
 			/* an unlogged index after a crash: its init fork has no layer */
 			UnlockReleaseBuffer(metabuf);
 			if (claim.claimed > 0)
-				UnlockPage(index, BF_BATCH_LOCK_BLKNO, ShareLock);
+				bf_batch_unlock(index, ShareLock);
 			bf_grow(index, 0);
 			continue;
 		}
@@ -417,7 +417,7 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 		{
 			/* a layer was added since the claim: claim room in it instead */
 			UnlockReleaseBuffer(metabuf);
-			UnlockPage(index, BF_BATCH_LOCK_BLKNO, ShareLock);
+			bf_batch_unlock(index, ShareLock);
 			bf_count(index, claim.layer, -(int64) claim.claimed);
 			continue;
 		}
@@ -451,7 +451,7 @@ bf_set_hashes(Relation index, const uint64 *hashes, uint32 n)
 		if (BufferIsValid(metabuf))
 			UnlockReleaseBuffer(metabuf);
 		else
-			UnlockPage(index, BF_BATCH_LOCK_BLKNO, ShareLock);
+			bf_batch_unlock(index, ShareLock);
 		off += slice;
 
 		if (claim.claimed > 0)

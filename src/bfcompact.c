@@ -247,6 +247,8 @@ bf_begin(Relation index, uint16 op, uint64 capacity)
 	BfOpArg		arg;
 	bool		ok;
 
+	/* (the batch lock before the grow lock: see bfindex.h) */
+	bf_batch_lock(index, ExclusiveLock);
 	LockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
 	bf_read_meta(index, &meta);
 	arg.op = op;
@@ -268,11 +270,10 @@ bf_begin(Relation index, uint16 op, uint64 capacity)
 		if (op == BF_OP_COMPACT)
 			arg.layer.nkeys = bf_compact_reserved(&arg.layer);
 		bf_write_layer(index, &arg.layer, NULL);
-		LockPage(index, BF_BATCH_LOCK_BLKNO, ExclusiveLock);
 		bf_update_meta(index, bf_begin_op, &arg);
-		UnlockPage(index, BF_BATCH_LOCK_BLKNO, ExclusiveLock);
 	}
 	UnlockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
+	bf_batch_unlock(index, ExclusiveLock);
 	return ok;
 }
 
@@ -290,11 +291,11 @@ bf_end(Relation index, uint16 op, const BfLayer *layer, uint64 nkeys,
 	arg.layer = *layer;
 	arg.layer.nkeys = nkeys;
 	arg.seen = seen;
+	bf_batch_lock(index, ExclusiveLock);
 	LockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
-	LockPage(index, BF_BATCH_LOCK_BLKNO, ExclusiveLock);
 	bf_update_meta(index, change, &arg);
-	UnlockPage(index, BF_BATCH_LOCK_BLKNO, ExclusiveLock);
 	UnlockPage(index, BF_METAPAGE_BLKNO, ExclusiveLock);
+	bf_batch_unlock(index, ExclusiveLock);
 }
 
 /*

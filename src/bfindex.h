@@ -114,15 +114,22 @@
 #define BF_METAPAGE_BLKNO	0
 
 /*
- * The batch lock: a heavyweight lock on this block number of the index (no
- * page has it), taken in ShareLock by a batch that claimed room
+ * The batch lock: a heavyweight lock on a tuple of the index at this block
+ * number (no page has it; pg_locks shows a "tuple" lock on the index, page
+ * -3, tuple 1), taken in ShareLock by a batch that claimed room
  * (bfbatch.c) for as long as it sets its bits, and in ExclusiveLock by a
  * compaction or move around each change of the layers it makes
  * (bfcompact.c).  It stands in for the metapage's share lock, which such a
  * batch then holds only to read the metapage: claims of room and counts
  * (the metapage's exclusive lock) no longer wait for every batch in flight
  * to finish, and the heavyweight lock queues fairly where the share lock
- * let a stream of batches starve them.
+ * let a stream of batches starve them.  bf_batch_lock waits for it as the
+ * LWLock it replaced was waited for: lock_timeout does not cut the wait
+ * off (a VACUUM or a COMMIT would fail where they did not), a cancel does.
+ * It is a tuple lock, not a page lock, and it is taken before the grow lock
+ * (a page lock on the metapage's block), never under it: PostgreSQL up to
+ * 15 asserts that no heavyweight lock is taken while a page lock is held,
+ * and its deadlock detector does not follow page locks.
  */
 #define BF_BATCH_LOCK_BLKNO	(MaxBlockNumber - 1)
 #define BF_MAGIC			0x42465831	/* "BFX1" */
@@ -298,6 +305,8 @@ extern void bf_write_layer(Relation index, const BfLayer *layer,
 						   const uint8 *bits);
 extern void bf_or_layer(Relation index, const BfLayer *layer, uint64 first,
 						uint64 nblocks, const uint8 *bits);
+extern void bf_batch_lock(Relation index, LOCKMODE mode);
+extern void bf_batch_unlock(Relation index, LOCKMODE mode);
 
 /* bfkeys.c: how the index's keys hash, checked against its metapage */
 typedef enum BfKeysMatch

@@ -16,6 +16,7 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
 #include "utils/rel.h"
 
 #include "bfindex.h"
@@ -453,4 +454,36 @@ bf_or_layer(Relation index, const BfLayer *layer, uint64 first, uint64 nblocks,
 		GenericXLogFinish(gx);
 		UnlockReleaseBuffer(buf);
 	}
+}
+
+/*
+ * Take the batch lock (bfindex.h) in mode, waiting as long as it takes: the
+ * wait stands in for an LWLock's, which lock_timeout never cut off.
+ */
+void
+bf_batch_lock(Relation index, LOCKMODE mode)
+{
+	ItemPointerData tid;
+	int			save = LockTimeout;
+
+	ItemPointerSet(&tid, BF_BATCH_LOCK_BLKNO, 1);
+	LockTimeout = 0;
+	PG_TRY();
+	{
+		LockTuple(index, &tid, mode);
+	}
+	PG_FINALLY();
+	{
+		LockTimeout = save;
+	}
+	PG_END_TRY();
+}
+
+void
+bf_batch_unlock(Relation index, LOCKMODE mode)
+{
+	ItemPointerData tid;
+
+	ItemPointerSet(&tid, BF_BATCH_LOCK_BLKNO, 1);
+	UnlockTuple(index, &tid, mode);
 }
