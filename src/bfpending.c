@@ -507,6 +507,7 @@ bf_flush_pending(Relation index)
 		return;
 	summary_make();
 	pending_set(index, p);
+	spill_rewind();				/* the file holds only what is still kept */
 }
 
 /*
@@ -542,6 +543,8 @@ bf_flush_all_pending(bool commit)
 		FileClose(spill);
 		spill = -1;
 	}
+	else
+		spill_rewind();			/* nothing is kept: the file is emptied */
 }
 
 /* Cut p's hashes back to the first pos (a subtransaction rolled back). */
