@@ -11,7 +11,8 @@
 # _PG_init; and every C function the install script names must be exported.
 # Of the object files, only src/bfcitus.o may call SPI or set_config_option
 # (see docs/privileges.md), and the shared filters' files (src/bloom_shared*.o,
-# whose filters are tables: docs/shared-filters.md) SPI.
+# whose filters are tables: docs/shared-filters.md) SPI; only src/bfpending.o
+# may read and write a file (its temporary file, made by OpenTemporaryFile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 so=${1:-bloomfilter.so}
@@ -46,6 +47,17 @@ done || true)
 if [ -n "$spi" ] && [ "$spi" != "src/bfcitus.o" ]; then
 	echo "symbols.sh: SPI or set_config_option is called outside src/bfcitus.o:"
 	sed 's/^/  /' <<<"$spi"
+	exit 1
+fi
+# Files are read and written in one place only: the temporary file that
+# keeps an index's pending keys past their memory bound (src/bfpending.c:
+# OpenTemporaryFile, a file of the backend's own under pgsql_tmp)
+files=$(for o in src/*.o; do
+	nm --undefined-only "$o" | grep -qE ' (FileRead|FileWrite|FileTruncate|OpenTemporaryFile|PathNameOpenFile|OpenTransientFile|AllocateFile|BufFile[A-Za-z]*)$' && echo "$o"
+done || true)
+if [ -n "$files" ] && [ "$files" != "src/bfpending.o" ]; then
+	echo "symbols.sh: files are opened, read or written outside src/bfpending.o:"
+	sed 's/^/  /' <<<"$files"
 	exit 1
 fi
 echo "symbols.sh: $(grep -c '^bf_' <<<"$exported") fmgr functions exported, all bf_*; nothing else"
