@@ -134,6 +134,14 @@ REGRESS_SLOW = bloom_limits bloom_oversize bloom_parallel_limit bloom_parallel \
 ifdef QUICK
 REGRESS := $(filter-out $(REGRESS_SLOW),$(REGRESS))
 endif
+# A smoke set: the type, the index with its kept keys, the join pre-check
+# and the shared filter (`make installcheck SMOKE=1`), for the versions
+# test/run-tests.sh only builds and smoke-tests.
+REGRESS_SMOKE = bloom_type bloom_keys bloom_index bloom_index_rollback \
+	bloom_join bloom_shared
+ifdef SMOKE
+REGRESS := $(filter $(REGRESS_SMOKE),$(REGRESS))
+endif
 
 PG_CPPFLAGS = -I$(srcdir)/src
 

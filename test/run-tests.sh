@@ -19,10 +19,11 @@
 #    their output comes last,
 # 5. for PostgreSQL 16, 17, 18 and 19 (and any other pg-NN.tar.gz in
 #    MATRIX_DIR): builds with -Werror and runs the isolation suite and the
-#    regression suite but for its six slowest tests (QUICK=1) in a private
-#    server of that version (test/matrix.sh), and on 19 the TAP scripts that
+#    regression suite but for its six slowest tests (QUICK=1; on 16 and 18
+#    its smoke set, SMOKE=1) in a private server of that version
+#    (test/matrix.sh), and on 19 the TAP scripts that
 #    cross the version guards (MATRIX_TAP_TESTS below); 16 and 19 run in the
-#    background from the start (after step 1), 17 and 18 after step 3;
+#    background from the install on (beside the TAP tests), 17 and 18 after step 3;
 #    skipped, with a message, where the tarball is absent (a clone without
 #    ../shared),
 # 6. runs a short load test (test/load/run.sh -T 10: 8 writers, no lost key)
@@ -32,7 +33,7 @@
 # 7. replays the fuzzer's inputs (test/fuzz/run.sh --replay),
 # 8. runs test/citus/run.sh (a Citus coordinator and two workers from
 #    ../shared/pg/pg-18.tar.gz; skipped, with a message, without it), in
-#    the background from the start (after step 1), like 16, 17 and 19,
+#    the background from the install on, like 16 and 19,
 # 9. prints "N passed, N failed" (one count per regression test, isolation
 #    spec, TAP script and Citus check, on every version, one each for the
 #    load test, the soak and the fuzzer replay) and exits non-zero if anything
@@ -80,11 +81,16 @@ LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-tests.XXXXXX")
 # The whole TAP suite on every version took 25 of CI's 31 minutes on 2
 # cores; a version guard's other side is what another version can break.
 # Those in MATRIX_TAP and MATRIX_BACKGROUND run in the background from the
-# start, so that the steps after the install end about when they do.
+# install on, beside the TAP tests, so that the steps after the install end
+# about when they do.
 MATRIX_MAJORS="16 17 18 19"
 MATRIX_TAP="19"
 MATRIX_TAP_TESTS="test/t/015_index.pl test/t/017_unlogged.pl test/t/019_parallel_build.pl test/t/022_index_standby.pl test/t/034_join_filter.pl test/t/036_index_pending.pl"
 MATRIX_BACKGROUND="16"
+# Those that run the smoke set of the regression suite (SMOKE=1 in the
+# Makefile) instead of QUICK=1: each lies between two versions that run the
+# rest, and takes one side or the other of every version guard.
+MATRIX_SMOKE="16 18"
 
 # Each version's TAP scripts run TAP_JOBS at a time (prove -j), in name
 # order, then 018_compaction alone (make tap, TAP_ALONE in the Makefile):
@@ -264,7 +270,7 @@ has_tap() {
 	return 1
 }
 
-# in_background V: whether version V runs in the background from the start
+# in_background V: whether version V runs in the background from the install on
 in_background() {
 	has_tap "$1" && return 0
 	case " $MATRIX_BACKGROUND " in *" $1 "*) return 0 ;; esac
@@ -275,6 +281,7 @@ in_background() {
 # also in LOGDIR/matrix-V.log, its exit code in LOGDIR/matrix-V.rc
 run_matrix() {
 	local v=$1 args=(QUICK=1)
+	case " $MATRIX_SMOKE " in *" $v "*) args=(SMOKE=1) ;; esac
 	shift
 	args+=("$@")
 	has_tap "$v" && args+=(--tap)
@@ -320,19 +327,6 @@ pg_major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 echo "using $("$PG_CONFIG" --version) via $PG_CONFIG"
 
 # ---------------------------------------------------------------------------
-# In the background from here on, each in its own copy of the tree, built
-# against its own server: the Citus cluster (three servers) and the versions
-# that run the TAP tests too.  The longest steps of the suite, they start
-# first.
-heading "Started in the background: Citus, PostgreSQL ${MATRIX_TAP// / and } with their TAP tests, PostgreSQL ${MATRIX_BACKGROUND// / and }"
-echo "test/citus/run.sh started in the background; its results come before the TAP tests"
-set -m
-(
-	bash test/citus/run.sh >"$LOGDIR/citus.log" 2>&1 </dev/null
-	echo $? >"$LOGDIR/citus.rc"
-) &
-citus_pid=$!
-set +m
 # The Debian package's build (in a copy of the tree), installed before the
 # tree's own install below.
 echo "test/deb.sh (the Debian package) started in the background; it is installed before the tree's build"
@@ -343,18 +337,6 @@ set -m
 ) &
 deb_pid=$!
 set +m
-for v in $matrix_versions; do
-	in_background "$v" && [ -f "$matrix_dir/pg-$v.tar.gz" ] || continue
-	if has_tap "$v"; then
-		echo "PostgreSQL $v (test/matrix.sh --tap) started in the background; its results come before the TAP tests"
-	else
-		echo "PostgreSQL $v (test/matrix.sh) started in the background; its results come before the TAP tests"
-	fi
-	set -m
-	run_matrix "$v" >/dev/null &
-	matrix_pid[$v]=$!
-	set +m
-done
 
 # ---------------------------------------------------------------------------
 make_args=(PG_CONFIG="$PG_CONFIG")
@@ -406,6 +388,32 @@ if compgen -G "test/t/*.pl" >/dev/null; then
 	echo "TAP tests (test/t) started in the background; their results come last"
 	start_tap
 fi
+
+# The Citus cluster and the versions in MATRIX_TAP and MATRIX_BACKGROUND,
+# in the background from here on (each in its own copy of the tree, built
+# against its own server), beside the TAP tests: started before the tree's
+# build, their builds made it, and so the TAP tests, start minutes later.
+heading "Started in the background: Citus, PostgreSQL ${MATRIX_TAP// / and } with their TAP tests, PostgreSQL ${MATRIX_BACKGROUND// / and }"
+echo "test/citus/run.sh started in the background; its results come before the TAP tests"
+set -m
+(
+	bash test/citus/run.sh >"$LOGDIR/citus.log" 2>&1 </dev/null
+	echo $? >"$LOGDIR/citus.rc"
+) &
+citus_pid=$!
+set +m
+for v in $matrix_versions; do
+	in_background "$v" && [ -f "$matrix_dir/pg-$v.tar.gz" ] || continue
+	if has_tap "$v"; then
+		echo "PostgreSQL $v (test/matrix.sh --tap) started in the background; its results come before the TAP tests"
+	else
+		echo "PostgreSQL $v (test/matrix.sh) started in the background; its results come before the TAP tests"
+	fi
+	set -m
+	run_matrix "$v" >/dev/null &
+	matrix_pid[$v]=$!
+	set +m
+done
 
 # ---------------------------------------------------------------------------
 heading "Regression tests (pg_virtualenv make installcheck, PostgreSQL $pg_major)"
@@ -497,7 +505,7 @@ fi
 # ---------------------------------------------------------------------------
 # A real Citus cluster (coordinator and two workers) from the prebuilt
 # PostgreSQL 18 tarball next to the repository; it says "skipped" without it.
-heading "Citus (test/citus/run.sh, run in the background since the start)"
+heading "Citus (test/citus/run.sh, run in the background since the install)"
 wait "$citus_pid"
 citus_pid=
 cat "$LOGDIR/citus.log"
@@ -514,9 +522,9 @@ fi
 for v in $matrix_versions; do
 	[ -n "${matrix_pid[$v]:-}" ] || continue
 	if has_tap "$v"; then
-		heading "Build (-Werror), regression and TAP tests on PostgreSQL $v (test/matrix.sh --tap, run in the background since the start)"
+		heading "Build (-Werror), regression and TAP tests on PostgreSQL $v (test/matrix.sh --tap, run in the background since the install)"
 	else
-		heading "Build (-Werror) and regression tests on PostgreSQL $v (test/matrix.sh, run in the background since the start)"
+		heading "Build (-Werror) and regression tests on PostgreSQL $v (test/matrix.sh, run in the background since the install)"
 	fi
 	wait "${matrix_pid[$v]}"
 	unset "matrix_pid[$v]"

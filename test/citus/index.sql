@@ -9,7 +9,8 @@ SET client_min_messages = warning;
 -- new connection to every shard per call, as run_command_on_shards makes
 -- them) to find the table's keys.  Those connections are most of this
 -- script's cost (two thirds of the suite's Citus run with samples of 20 keys
--- and 8 shards), so its samples are small and run.sh makes 4 shards.
+-- and 8 shards), so its samples are small and run.sh makes 2 shards, one on
+-- each worker.
 CREATE INDEX ev_i8_bf ON ev USING bloomfilter (i8);
 SELECT check_query(:'mode', 'the bloomfilter index exists on every shard', $q$
 SELECT count(*) > 1 AND bool_and(success AND result = '1'),

@@ -119,7 +119,7 @@ for p in "${ports[@]}"; do
 		max_connections = 60
 		shared_buffers = 32MB
 		fsync = off
-		citus.shard_count = 4
+		citus.shard_count = 2
 	CONF
 	as_user "$bin/pg_ctl" -D "$d" -w -l "$workdir/n$p.log" start >/dev/null ||
 		{ cat "$workdir/n$p.log" >&2; broken "node $p did not start"; }
