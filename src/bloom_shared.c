@@ -2,9 +2,8 @@
  *
  * bloom_shared.c
  *	  A shared filter's table (bloom_shared.h): the head row checked, the
- *	  saved plans of each filter, one key added or probed, growth.  Every
- *	  statement runs through SPI as the calling user, so privileges and
- *	  row-level security apply as to any query.  The caller connects SPI.
+ *	  saved plans of each filter, one key added or probed, growth; through
+ *	  SPI (the caller connects it) as the calling user, so privileges apply.
  *
  * Copyright (c) 2026, the bloomfilter developers
  *
@@ -32,10 +31,7 @@
 #include "bfindex.h"			/* BF_LAYER_RATE: the index's layer plan */
 #include "bloom_shared.h"
 
-/*
- * Every function and operator is qualified: the caller's search_path may put
- * a schema of look-alikes before pg_catalog.  The table's name is too.
- */
+/* Every name is qualified: a search_path may put look-alikes first. */
 #define EQ		"OPERATOR(pg_catalog.=)"
 #define PLUS	"OPERATOR(pg_catalog.+)"
 
@@ -325,12 +321,10 @@ make_bytea(const uint8 *data, int len)
 }
 
 /*
- * The head row's first family, in a subtransaction rolled back where
- * another session's first add came first: an UPDATE that waited for that
- * session and found the row changed has still locked its newest version
- * (READ COMMITTED locks it before testing the WHERE again), and a batch
- * holding the head row while it locked slices deadlocked with a session
- * that filled a layer and waited for the head row to grow the filter.
+ * The head row's first family, in a subtransaction rolled back where another
+ * session's first add came first (the UPDATE that waited for it still locks
+ * the row, and a batch holding it deadlocked with a grower), or on an error:
+ * left open, the subtransaction became what a PL/pgSQL handler rolled back.
  */
 static bool
 set_head_once(BsFilter *f, Datum *v)
@@ -347,14 +341,6 @@ set_head_once(BsFilter *f, Datum *v)
 	}
 	PG_CATCH();
 	{
-		/*
-		 * An error in the UPDATE (no UPDATE privilege, a read-only
-		 * transaction, a lock or statement timeout behind another session's
-		 * first add) must end this subtransaction before it reaches the
-		 * caller, as PL/Python's subtransactions do: left open, it became
-		 * the transaction a PL/pgSQL handler rolled back, and the session
-		 * went on in one that never committed.
-		 */
 		ErrorData  *edata;
 
 		MemoryContextSwitchTo(cxt);
@@ -438,16 +424,12 @@ bs_insert_layer(const char *qname, int layer, const BsLayer *l)
  * filter has its most layers, or the next would be too large (the keys then
  * go on into the newest layer, whose rate rises: bloom_filter_info shows it).
  *
- * The caller holds the lock of the layer's row (bs_crossed updated it), and
- * every growth of that layer goes through that row: one session grows it,
- * and one that waited for the row reads the head row after the grower's
- * commit (a new snapshot) and finds the next layer there.  The head row is
- * not locked to decide: a session that locked it, found the filter grown
- * and went on into the new layer's slices held the head while it waited
- * for them, and one holding them that filled the new layer then waited for
- * the head: a deadlock.  Locks are now taken upwards only (a layer's slices,
- * its row, the next layer's); the head row's UPDATE below is made only by
- * the one grower of the newest layer, who then writes rows of its own.
+ * The caller holds the lock of the layer's row (bs_crossed updated it): one
+ * session grows it, one that waited reads the head row after the grower's
+ * commit and finds the next layer.  The head row is not locked to decide
+ * (one that held it going into the new layer's slices deadlocked with one
+ * holding them that waited for the head): locks go upwards only, and the
+ * head row's UPDATE is made only by the newest layer's one grower.
  */
 static void
 grow(BsFilter *f, int layer)
@@ -535,12 +517,10 @@ bs_probe_hash(BsFilter *f, uint64 h)
 }
 
 /*
- * Probe one key in one statement where an earlier call of the backend read
- * the filter's layer 0 (its size and the seed never change): the head row
- * and the key's slice of layer 0 read together, the other layers after.
- * False where the filter is not known (or its layer 0 is not the one
- * known): the caller opens it.  The head row is checked as bs_open checks
- * it.
+ * Probe one key in one statement where an earlier call read the filter's
+ * layer 0 (its size and seed never change): the head row (checked as
+ * bs_open does) and the key's slice of layer 0 together, other layers after.
+ * False where the filter or its layer 0 is not the one known.
  */
 bool
 bs_probe_known(BsFilter *f, Oid relid, BloomKeyType *kt, Datum key,
